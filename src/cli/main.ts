@@ -1,0 +1,43 @@
+/**
+ * The `flightwatch` command: parses argv and hands each subcommand to its builder.
+ * Only wiring lives here; every subcommand is a file of its own under `src/cli/`.
+ */
+import { Command, CommanderError } from "commander";
+import { FlightwatchError } from "../errors.js";
+import { registerApiCommand } from "./api-command.js";
+import { registerSimulateCommand } from "./simulate-command.js";
+import { VERSION } from "./version.js";
+
+/** Builds the command tree; tests call this to run subcommands in-process. */
+export function buildProgram(): Command {
+  const program = new Command("flightwatch")
+    .description(
+      "Watch an airport's Flight Information Service (API v4) for flight changes and alert people and systems.",
+    )
+    .version(VERSION)
+    .showHelpAfterError()
+    .enablePositionalOptions();
+  registerApiCommand(program);
+  registerSimulateCommand(program);
+  return program;
+}
+
+/** Runs the CLI; resolves to the process exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are "errors" to commander; they already printed.
+      return err.exitCode;
+    }
+    if (err instanceof FlightwatchError) {
+      process.stderr.write(`flightwatch: ${err.message} [${err.code}]\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,8 @@
+/** Version of this build, read from package.json at run time. */
+import { readFileSync } from "node:fs";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
+export const VERSION: string = pkg.version;

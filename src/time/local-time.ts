@@ -1,0 +1,198 @@
+/**
+ * Airport-local wall-clock time. The upstream takes `fromDateTime`/`toDateTime` as
+ * local times without an offset (`yyyy-MM-dd'T'HH:mm:ss`) while record timestamps
+ * carry one (`+01:00` or `+0100`). These helpers convert between the two with the
+ * airport's IANA zone, correctly across both DST changes: in spring one local hour
+ * never happens, in autumn one happens twice.
+ */
+import { IANAZone } from "luxon";
+import { ConfigError } from "../errors.js";
+
+/** Default airport zone (`AIRPORT_TIMEZONE`). */
+export const DEFAULT_AIRPORT_TIMEZONE = "Europe/Amsterdam";
+
+const zoneCache = new Map<string, IANAZone>();
+
+/** Returns the zone, or throws a ConfigError naming `AIRPORT_TIMEZONE`. */
+export function airportZone(name: string): IANAZone {
+  let zone = zoneCache.get(name);
+  if (!zone) {
+    if (!IANAZone.isValidZone(name)) {
+      throw new ConfigError(
+        "AIRPORT_TIMEZONE",
+        `"${name}" is not an IANA time zone (expected e.g. "Europe/Amsterdam")`,
+      );
+    }
+    zone = IANAZone.create(name);
+    zoneCache.set(name, zone);
+  }
+  return zone;
+}
+
+/** Offset of the zone from UTC at an instant, in minutes. */
+export function offsetMinutes(instantMs: number, zoneName: string): number {
+  return airportZone(zoneName).offset(instantMs);
+}
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
+
+/** Wall-clock fields of an instant in a zone, as a UTC-based Date for easy reading. */
+function wallClock(instantMs: number, zoneName: string): Date {
+  return new Date(instantMs + offsetMinutes(instantMs, zoneName) * 60_000);
+}
+
+/** Local `yyyy-MM-dd'T'HH:mm:ss` of an instant (milliseconds dropped). */
+export function toLocalDateTime(instantMs: number, zoneName: string): string {
+  const w = wallClock(instantMs, zoneName);
+  return (
+    `${w.getUTCFullYear()}-${pad2(w.getUTCMonth() + 1)}-${pad2(w.getUTCDate())}` +
+    `T${pad2(w.getUTCHours())}:${pad2(w.getUTCMinutes())}:${pad2(w.getUTCSeconds())}`
+  );
+}
+
+/** Local `yyyy-MM-dd` of an instant. */
+export function toLocalDate(instantMs: number, zoneName: string): string {
+  return toLocalDateTime(instantMs, zoneName).slice(0, 10);
+}
+
+/** Formats an instant as the API does: `yyyy-MM-dd'T'HH:mm:ss.SSS+01:00` in the zone. */
+export function formatApiDateTime(instantMs: number, zoneName: string): string {
+  const offset = offsetMinutes(instantMs, zoneName);
+  const w = new Date(instantMs + offset * 60_000);
+  const sign = offset < 0 ? "-" : "+";
+  const abs = Math.abs(offset);
+  return (
+    `${toLocalDateTime(instantMs, zoneName)}.${pad3(w.getUTCMilliseconds())}` +
+    `${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+  );
+}
+
+const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
+
+/** How to read a local time the clock shows twice (autumn): its first or second occurrence. */
+export type Occurrence = "earlier" | "later";
+
+/**
+ * Instant of a local `yyyy-MM-dd'T'HH:mm[:ss[.SSS]]` in the zone. A time shown twice
+ * resolves to the `earlier` (default) or `later` occurrence; a time that never happens
+ * (spring gap) resolves to the instant the clock jumps forward to, as an appointment
+ * at 02:30 on the spring day really happens at 03:00. Returns undefined when unparsable.
+ */
+export function fromLocalDateTime(
+  local: string,
+  zoneName: string,
+  occurrence: Occurrence = "earlier",
+): number | undefined {
+  const m = LOCAL_RE.exec(local);
+  if (!m) return undefined;
+  const asUtc = Date.UTC(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6] ?? 0),
+    Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3)),
+  );
+  if (Number.isNaN(asUtc)) return undefined;
+  // Offsets in force a day either side cover any transition near this wall time.
+  const candidates = new Set<number>();
+  for (const probe of [asUtc - 86_400_000, asUtc, asUtc + 86_400_000]) {
+    candidates.add(asUtc - offsetMinutes(probe, zoneName) * 60_000);
+  }
+  const matches = [...candidates]
+    .filter((t) => t + offsetMinutes(t, zoneName) * 60_000 === asUtc)
+    .sort((a, b) => a - b);
+  if (matches.length > 0) {
+    return occurrence === "earlier" ? matches[0] : matches[matches.length - 1];
+  }
+  // In the gap: the wall time read with the offset before the jump lands after it.
+  const before = offsetMinutes(asUtc - 86_400_000, zoneName);
+  const after = offsetMinutes(asUtc + 86_400_000, zoneName);
+  const jumpAt = findTransition(asUtc - before * 60_000 - 3_600_000 * 3, asUtc, zoneName);
+  return jumpAt ?? asUtc - Math.min(before, after) * 60_000;
+}
+
+/** First instant in (lo, hi] whose offset differs from the offset at lo, or undefined. */
+function findTransition(lo: number, hi: number, zoneName: string): number | undefined {
+  const start = offsetMinutes(lo, zoneName);
+  if (offsetMinutes(hi, zoneName) === start) return undefined;
+  let a = lo;
+  let b = hi;
+  while (b - a > 1) {
+    const mid = Math.floor((a + b) / 2);
+    if (offsetMinutes(mid, zoneName) === start) a = mid;
+    else b = mid;
+  }
+  return b;
+}
+
+/** A window of local wall-clock bounds, inclusive, second precision. */
+export interface LocalWindow {
+  from: string;
+  to: string;
+}
+
+/**
+ * The tightest local `[from, to]` (second precision, inclusive) whose instants cover
+ * every instant in `[fromMs, toMs]`. When the window crosses the autumn change the
+ * local clock runs back an hour inside it, so the bounds widen to cover both passes
+ * of the repeated hour; in spring the missing hour simply never appears.
+ * Such a local window may cover some instants outside the given one: callers that
+ * need exactness filter by the records' own timestamps.
+ */
+export function localWindow(fromMs: number, toMs: number, zoneName: string): LocalWindow {
+  if (toMs < fromMs) throw new RangeError("localWindow: toMs is before fromMs");
+  let lowLocal = toLocalDateTime(fromMs, zoneName);
+  let highLocal = localCeil(toMs, zoneName);
+  // Local time is monotonic between offset transitions: at each one inside the
+  // window the clock shows its highest just before the jump and its lowest just after.
+  let cursor = fromMs;
+  for (;;) {
+    const jump = findTransition(cursor, toMs, zoneName);
+    if (jump === undefined) break;
+    const beforeLocal = localCeil(jump - 1, zoneName);
+    const afterLocal = toLocalDateTime(jump, zoneName);
+    if (beforeLocal > highLocal) highLocal = beforeLocal;
+    if (afterLocal < lowLocal) lowLocal = afterLocal;
+    cursor = jump;
+  }
+  return { from: lowLocal, to: highLocal };
+}
+
+/** Local time of an instant with its wall clock rounded up to the whole second. */
+function localCeil(instantMs: number, zoneName: string): string {
+  const wall = instantMs + offsetMinutes(instantMs, zoneName) * 60_000;
+  return toLocalDateTime(Math.ceil(wall / 1000) * 1000, "UTC");
+}
+
+const INSTANT_RE =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Epoch milliseconds of a record timestamp such as `2026-03-29T10:00:00.000+02:00`,
+ * `...+0200` or `...Z`. A timestamp without an offset is read as airport-local time
+ * in `zoneName`. Returns undefined when the text is not a timestamp.
+ */
+export function parseApiDateTime(text: string, zoneName: string): number | undefined {
+  const m = INSTANT_RE.exec(text);
+  if (!m) return undefined;
+  const offsetText = m[8];
+  if (offsetText === undefined) return fromLocalDateTime(text, zoneName);
+  const asUtc = Date.UTC(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6] ?? 0),
+    Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3)),
+  );
+  if (Number.isNaN(asUtc)) return undefined;
+  if (offsetText === "Z") return asUtc;
+  const digits = offsetText.replace(":", "");
+  const sign = digits[0] === "-" ? -1 : 1;
+  const minutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
+  return asUtc - sign * minutes * 60_000;
+}
