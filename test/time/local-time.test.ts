@@ -1,0 +1,210 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ErrorCode } from "../../src/errors.js";
+import {
+  airportZone,
+  formatApiDateTime,
+  fromLocalDateTime,
+  localWindow,
+  parseApiDateTime,
+  toLocalDate,
+  toLocalDateTime,
+} from "../../src/time/local-time.js";
+
+const AMS = "Europe/Amsterdam";
+const utc = (iso: string): number => Date.parse(iso);
+
+describe("toLocalDateTime", () => {
+  it("uses +01:00 in winter and +02:00 in summer", () => {
+    expect(toLocalDateTime(utc("2026-01-15T12:00:00Z"), AMS)).toBe("2026-01-15T13:00:00");
+    expect(toLocalDateTime(utc("2026-07-15T12:00:00Z"), AMS)).toBe("2026-07-15T14:00:00");
+  });
+
+  it("jumps from 01:59:59 to 03:00:00 on 29 March 2026", () => {
+    expect(toLocalDateTime(utc("2026-03-29T00:59:59Z"), AMS)).toBe("2026-03-29T01:59:59");
+    expect(toLocalDateTime(utc("2026-03-29T01:00:00Z"), AMS)).toBe("2026-03-29T03:00:00");
+  });
+
+  it("shows 02:xx twice on 25 October 2026", () => {
+    expect(toLocalDateTime(utc("2026-10-25T00:30:00Z"), AMS)).toBe("2026-10-25T02:30:00");
+    expect(toLocalDateTime(utc("2026-10-25T01:30:00Z"), AMS)).toBe("2026-10-25T02:30:00");
+    expect(toLocalDateTime(utc("2026-10-25T01:00:00Z"), AMS)).toBe("2026-10-25T02:00:00");
+  });
+
+  it("drops milliseconds rather than rounding them", () => {
+    expect(toLocalDateTime(utc("2026-11-21T10:00:00.999Z"), AMS)).toBe("2026-11-21T11:00:00");
+  });
+
+  it("gives the local date, which differs from the UTC date around midnight", () => {
+    expect(toLocalDate(utc("2026-11-21T23:30:00Z"), AMS)).toBe("2026-11-22");
+  });
+});
+
+describe("fromLocalDateTime", () => {
+  it("reads ordinary local times in either offset", () => {
+    expect(fromLocalDateTime("2026-01-15T13:00:00", AMS)).toBe(utc("2026-01-15T12:00:00Z"));
+    expect(fromLocalDateTime("2026-07-15T14:00", AMS)).toBe(utc("2026-07-15T12:00:00Z"));
+  });
+
+  it("maps a time in the spring gap to the moment the clock jumps", () => {
+    expect(fromLocalDateTime("2026-03-29T02:30:00", AMS)).toBe(utc("2026-03-29T01:00:00Z"));
+    expect(fromLocalDateTime("2026-03-29T02:00:00", AMS)).toBe(utc("2026-03-29T01:00:00Z"));
+    expect(fromLocalDateTime("2026-03-29T03:00:00", AMS)).toBe(utc("2026-03-29T01:00:00Z"));
+  });
+
+  it("reads the repeated autumn hour as its first or its second pass", () => {
+    expect(fromLocalDateTime("2026-10-25T02:30:00", AMS)).toBe(utc("2026-10-25T00:30:00Z"));
+    expect(fromLocalDateTime("2026-10-25T02:30:00", AMS, "later")).toBe(
+      utc("2026-10-25T01:30:00Z"),
+    );
+    // Outside the repeated hour both readings agree.
+    expect(fromLocalDateTime("2026-10-25T03:00:00", AMS, "later")).toBe(
+      utc("2026-10-25T02:00:00Z"),
+    );
+  });
+
+  it("returns undefined for text that is not a local date-time", () => {
+    expect(fromLocalDateTime("2026-10-25 02:30", AMS)).toBeUndefined();
+    expect(fromLocalDateTime("2026-10-25T02:30:00+01:00", AMS)).toBeUndefined();
+  });
+
+  it("round-trips every instant of the DST days (property)", () => {
+    const from = utc("2026-03-28T00:00:00Z");
+    const to = utc("2026-10-27T00:00:00Z");
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: utc("2026-03-28T22:00:00Z"), max: utc("2026-03-29T04:00:00Z") }),
+          fc.integer({ min: utc("2026-10-24T22:00:00Z"), max: utc("2026-10-25T04:00:00Z") }),
+          fc.integer({ min: from, max: to }),
+        ),
+        (ms) => {
+          const second = Math.floor(ms / 1000) * 1000;
+          const local = toLocalDateTime(second, AMS);
+          const back = [
+            fromLocalDateTime(local, AMS, "earlier"),
+            fromLocalDateTime(local, AMS, "later"),
+          ];
+          expect(back).toContain(second);
+        },
+      ),
+    );
+  });
+});
+
+describe("localWindow", () => {
+  /** Every whole second in [from, to] shows a local time inside the window. */
+  const covers = (fromMs: number, toMs: number): void => {
+    const w = localWindow(fromMs, toMs, AMS);
+    for (let t = Math.floor(fromMs / 1000) * 1000; t <= toMs; t += 1000) {
+      const local = toLocalDateTime(t, AMS);
+      expect(local >= w.from && local <= w.to, `${local} outside ${w.from}..${w.to}`).toBe(true);
+    }
+  };
+
+  it("is the plain local bounds on an ordinary day", () => {
+    expect(localWindow(utc("2026-11-21T10:00:00Z"), utc("2026-11-21T10:05:00Z"), AMS)).toEqual({
+      from: "2026-11-21T11:00:00",
+      to: "2026-11-21T11:05:00",
+    });
+  });
+
+  it("rounds the upper bound up so a millisecond stamp inside the last second is covered", () => {
+    const w = localWindow(utc("2026-11-21T10:00:00.250Z"), utc("2026-11-21T10:05:00.250Z"), AMS);
+    expect(w).toEqual({ from: "2026-11-21T11:00:00", to: "2026-11-21T11:05:01" });
+  });
+
+  it("skips the missing hour in spring without losing time", () => {
+    const from = utc("2026-03-29T00:50:00Z");
+    const to = utc("2026-03-29T01:10:00Z");
+    expect(localWindow(from, to, AMS)).toEqual({
+      from: "2026-03-29T01:50:00",
+      to: "2026-03-29T03:10:00",
+    });
+    covers(from, to);
+  });
+
+  it("covers both passes of the repeated hour in autumn", () => {
+    // 02:50 summer time to 02:10 winter time: the local clock runs backwards inside.
+    const from = utc("2026-10-25T00:50:00Z");
+    const to = utc("2026-10-25T01:10:00Z");
+    expect(localWindow(from, to, AMS)).toEqual({
+      from: "2026-10-25T02:00:00",
+      to: "2026-10-25T03:00:00",
+    });
+    covers(from, to);
+  });
+
+  it("covers any window on the DST days (property)", () => {
+    const dayStart = [utc("2026-03-28T23:00:00Z"), utc("2026-10-24T22:00:00Z")];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...dayStart),
+        fc.integer({ min: 0, max: 6 * 3_600_000 }),
+        fc.integer({ min: 0, max: 2 * 3_600_000 }),
+        (start, offset, length) => {
+          const from = start + offset;
+          const w = localWindow(from, from + length, AMS);
+          for (const t of [from, from + length / 2, from + length]) {
+            const local = toLocalDateTime(t, AMS);
+            expect(local >= w.from && local <= w.to).toBe(true);
+          }
+          expect(w.from <= w.to).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("rejects an inverted window", () => {
+    expect(() => localWindow(2, 1, AMS)).toThrow(RangeError);
+  });
+});
+
+describe("parseApiDateTime / formatApiDateTime", () => {
+  it("parses +01:00, +0100 and Z offsets to the same instant", () => {
+    const expected = utc("2026-11-21T09:15:30.123Z");
+    expect(parseApiDateTime("2026-11-21T10:15:30.123+01:00", AMS)).toBe(expected);
+    expect(parseApiDateTime("2026-11-21T10:15:30.123+0100", AMS)).toBe(expected);
+    expect(parseApiDateTime("2026-11-21T09:15:30.123Z", AMS)).toBe(expected);
+    expect(parseApiDateTime("2026-11-21T04:15:30.123-0500", AMS)).toBe(expected);
+  });
+
+  it("reads a timestamp without an offset as airport-local", () => {
+    expect(parseApiDateTime("2026-07-01T12:00:00", AMS)).toBe(utc("2026-07-01T10:00:00Z"));
+  });
+
+  it("returns undefined for non-timestamps", () => {
+    for (const bad of ["", "yesterday", "2026-11-21", "2026-11-21T10:15:30.123+1"]) {
+      expect(parseApiDateTime(bad, AMS)).toBeUndefined();
+    }
+  });
+
+  it("formats with the offset in force on each side of a change", () => {
+    expect(formatApiDateTime(utc("2026-10-25T00:30:00.007Z"), AMS)).toBe(
+      "2026-10-25T02:30:00.007+02:00",
+    );
+    expect(formatApiDateTime(utc("2026-10-25T01:30:00.007Z"), AMS)).toBe(
+      "2026-10-25T02:30:00.007+01:00",
+    );
+  });
+
+  it("round-trips format and parse (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: utc("2020-01-01T00:00:00Z"), max: utc("2035-01-01T00:00:00Z") }),
+        (ms) => {
+          expect(parseApiDateTime(formatApiDateTime(ms, AMS), AMS)).toBe(ms);
+        },
+      ),
+    );
+  });
+});
+
+describe("airportZone", () => {
+  it("rejects an unknown zone naming AIRPORT_TIMEZONE", () => {
+    expect(() => airportZone("Mars/Olympus")).toThrowError(
+      expect.objectContaining({ code: ErrorCode.CONFIG_INVALID, setting: "AIRPORT_TIMEZONE" }),
+    );
+  });
+});
