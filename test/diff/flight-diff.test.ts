@@ -1,0 +1,420 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Flight } from "../../src/api/types.js";
+import type { Change } from "../../src/diff/change.js";
+import { toChangeEvent } from "../../src/diff/change.js";
+import { foldCodeshares, type ObservedFlight } from "../../src/diff/codeshare-fold.js";
+import { diffFlight } from "../../src/diff/flight-diff.js";
+import {
+  type FlightSnapshot,
+  type SnapshotFields,
+  TIME_FIELDS,
+} from "../../src/diff/flight-snapshot.js";
+import { formatApiDateTime, parseApiDateTime } from "../../src/time/local-time.js";
+
+const ZONE = "Europe/Amsterdam";
+const T0 = Date.parse("2026-11-21T10:00:00Z");
+const at = (minutes: number): string => formatApiDateTime(T0 + minutes * 60_000, ZONE);
+
+/** A departure KL1234 with every diffable field present. */
+function departure(overrides: Partial<Flight> = {}): Flight {
+  return {
+    id: "123456789012345678",
+    flightName: "KL1234",
+    mainFlight: "KL1234",
+    flightDirection: "D",
+    isOperationalFlight: true,
+    scheduleDate: "2026-11-21",
+    scheduleTime: "11:00:00",
+    scheduleDateTime: at(0),
+    lastUpdatedAt: at(-60),
+    gate: "D7",
+    pier: "D",
+    terminal: 2,
+    publicFlightState: { flightStates: ["SCH"] },
+    publicEstimatedOffBlockTime: at(0),
+    baggageClaim: { belts: ["12"] },
+    codeshares: { codeshares: ["DL9341", "AF8123"] },
+    aircraftType: { iataMain: "73H", iataSub: "73H" },
+    aircraftRegistration: "PHBXA",
+    route: { destinations: ["LHR"], eu: "E", visa: false },
+    serviceType: "J",
+    checkinAllocations: {
+      checkinAllocations: [
+        {
+          startTime: at(-180),
+          endTime: at(-40),
+          rows: {
+            rows: [{ position: "12", desks: { desks: [{ position: 1 }, { position: 2 }] } }],
+          },
+        },
+      ],
+    },
+    ...overrides,
+  };
+}
+
+const observe = (flight: Flight): ObservedFlight => {
+  const [only] = foldCodeshares([flight], ZONE);
+  if (!only) throw new Error("no observation");
+  return only;
+};
+
+const snapshotOf = (flight: Flight): FlightSnapshot =>
+  diffFlight(undefined, observe(flight), ZONE).snapshot;
+
+const changesBetween = (a: Flight, b: Flight): Change[] =>
+  diffFlight(snapshotOf(a), observe(b), ZONE).changes;
+
+describe("diffFlight: semantic changes", () => {
+  it("reports a new flight as added", () => {
+    expect(diffFlight(undefined, observe(departure()), ZONE).changes).toEqual([
+      { kind: "flight", field: "flight", action: "added" },
+    ]);
+  });
+
+  it("reports a gate change with old and new value", () => {
+    const later = departure({ gate: "D9", lastUpdatedAt: at(-30) });
+    expect(changesBetween(departure(), later)).toEqual([
+      { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9" },
+    ]);
+  });
+
+  it("reports a gate that appears for the first time as assigned", () => {
+    const before = departure({ gate: undefined });
+    expect(changesBetween(before, departure({ lastUpdatedAt: at(-30) }))).toEqual([
+      { kind: "gate", field: "gate", action: "assigned", new: "D7" },
+    ]);
+  });
+
+  it("reports each state added and withdrawn, e.g. un-cancellation", () => {
+    const cancelled = departure({ publicFlightState: { flightStates: ["CNX"] } });
+    const back = departure({ publicFlightState: { flightStates: ["SCH", "DEL"] } });
+    const changes = changesBetween(cancelled, back);
+    expect(changes.map((c) => [c.state, c.action])).toEqual([
+      ["DEL", "added"],
+      ["SCH", "added"],
+      ["CNX", "withdrawn"],
+    ]);
+  });
+
+  it("reports a time change with its shift and the delay against schedule", () => {
+    const later = departure({ publicEstimatedOffBlockTime: at(25) });
+    expect(changesBetween(departure(), later)).toEqual([
+      {
+        kind: "time",
+        field: "publicEstimatedOffBlockTime",
+        action: "changed",
+        old: at(0),
+        new: at(25),
+        shiftMinutes: 25,
+        delayMinutes: 25,
+      },
+    ]);
+  });
+
+  it("reports belts, codeshares, route, aircraft, registration, terminal, pier, service type", () => {
+    const later = departure({
+      baggageClaim: { belts: ["14"] },
+      codeshares: { codeshares: ["DL9341"] },
+      route: { destinations: ["LHR", "DUB"] },
+      aircraftType: { iataMain: "320", iataSub: "32A" },
+      aircraftRegistration: "PHEXA",
+      terminal: 3,
+      pier: "E",
+      serviceType: "C",
+    });
+    const kinds = changesBetween(departure(), later).map((c) => c.kind);
+    expect(kinds.sort()).toEqual(
+      [
+        "aircraftType",
+        "belt",
+        "codeshares",
+        "pier",
+        "registration",
+        "route",
+        "serviceType",
+        "terminal",
+      ].sort(),
+    );
+  });
+
+  it("reports check-in changes: desks, rows, opening and closing", () => {
+    const later = departure({
+      checkinAllocations: {
+        checkinAllocations: [
+          {
+            startTime: at(-150),
+            endTime: at(-40),
+            rows: { rows: [{ position: "14", desks: { desks: [{ position: 5 }] } }] },
+          },
+        ],
+      },
+    });
+    const [change] = changesBetween(departure(), later);
+    expect(change).toMatchObject({
+      kind: "checkin",
+      action: "changed",
+      old: { rows: ["12"], desks: [1, 2], opens: T0 - 180 * 60_000 },
+      new: { rows: ["14"], desks: [5], opens: T0 - 150 * 60_000 },
+    });
+  });
+
+  it("ignores noise: lastUpdatedAt bump, reordered arrays, +0100 vs +01:00", () => {
+    const base = departure();
+    const noisy = departure({
+      lastUpdatedAt: at(-1),
+      codeshares: { codeshares: ["AF8123", "DL9341"] },
+      publicEstimatedOffBlockTime: at(0).replace("+01:00", "+0100"),
+      checkinAllocations: {
+        checkinAllocations: [
+          {
+            startTime: at(-180).replace("+01:00", "+0100"),
+            endTime: at(-40),
+            rows: {
+              rows: [{ position: "12", desks: { desks: [{ position: 2 }, { position: 1 }] } }],
+            },
+          },
+        ],
+      },
+    });
+    expect(changesBetween(base, noisy)).toEqual([]);
+  });
+
+  it("treats missing and emptied fields as unknown, and keeps the last known value", () => {
+    const gone = departure({
+      gate: undefined,
+      baggageClaim: { belts: [] },
+      publicFlightState: undefined,
+    });
+    const first = diffFlight(snapshotOf(departure()), observe(gone), ZONE);
+    expect(first.changes).toEqual([]);
+    expect(first.snapshot.fields.gate).toBe("D7");
+    // The same gate coming back is still no change; a different one is.
+    expect(diffFlight(first.snapshot, observe(departure()), ZONE).changes).toEqual([]);
+    expect(
+      diffFlight(first.snapshot, observe(departure({ gate: "D8" })), ZONE).changes,
+    ).toMatchObject([{ kind: "gate", old: "D7", new: "D8" }]);
+  });
+
+  it("ignores an observation older than the snapshot", () => {
+    const newer = snapshotOf(departure({ lastUpdatedAt: at(-10) }));
+    const result = diffFlight(
+      newer,
+      observe(departure({ gate: "X1", lastUpdatedAt: at(-20) })),
+      ZONE,
+    );
+    expect(result).toMatchObject({ stale: true, changes: [] });
+    expect(result.snapshot).toBe(newer);
+  });
+});
+
+describe("foldCodeshares", () => {
+  const operating = departure();
+  const codeshare = (name: string, id: string): Flight =>
+    departure({
+      id,
+      flightName: name,
+      isOperationalFlight: false,
+      codeshares: undefined,
+      prefixIATA: name.slice(0, 2),
+    });
+
+  it("folds codeshare records into one observation with every flight number", () => {
+    const folded = foldCodeshares(
+      [
+        codeshare("DL9341", "200000000000000001"),
+        operating,
+        codeshare("AF8123", "200000000000000002"),
+      ],
+      ZONE,
+    );
+    expect(folded).toHaveLength(1);
+    expect(folded[0]?.identity).toMatchObject({
+      id: operating.id,
+      mainFlight: "KL1234",
+      flightNames: ["KL1234", "AF8123", "DL9341"],
+    });
+    expect(folded[0]?.fromOperating).toBe(true);
+  });
+
+  it("keeps flights of other days or directions apart", () => {
+    const tomorrow = departure({ id: "9", scheduleDate: "2026-11-22" });
+    const arrival = departure({ id: "8", flightDirection: "A" });
+    expect(foldCodeshares([operating, tomorrow, arrival], ZONE)).toHaveLength(3);
+  });
+
+  it("never yields more than one observation per physical flight, in any order (property)", () => {
+    const names = ["DL9341", "AF8123", "KE5678", "MU1234"];
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray(names),
+        fc.boolean(),
+        fc.nat(),
+        (partners, withOperating, turn) => {
+          const records = partners.map((n, i) => codeshare(n, `30000000000000000${i}`));
+          if (withOperating) records.push(operating);
+          const cut = records.length > 0 ? turn % records.length : 0;
+          const folded = foldCodeshares([...records.slice(cut), ...records.slice(0, cut)], ZONE);
+          expect(folded.length).toBe(records.length > 0 ? 1 : 0);
+          if (folded[0]) {
+            expect(folded[0].identity.flightNames[0]).toBe("KL1234");
+            for (const n of partners) expect(folded[0].identity.flightNames).toContain(n);
+          }
+        },
+      ),
+    );
+  });
+
+  it("gives one change, not one per codeshare, when the physical flight changes", () => {
+    const before = foldCodeshares([operating, codeshare("DL9341", "2")], ZONE)[0]!;
+    const snap = diffFlight(undefined, before, ZONE).snapshot;
+    const after = foldCodeshares(
+      [departure({ gate: "E1" }), { ...codeshare("DL9341", "2"), gate: "E1" }],
+      ZONE,
+    )[0]!;
+    expect(diffFlight(snap, after, ZONE).changes).toHaveLength(1);
+  });
+});
+
+describe("change event ids", () => {
+  const identity = snapshotOf(departure());
+
+  it("are equal for the same change at the same version, different otherwise", () => {
+    const change: Change = { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9" };
+    const a = toChangeEvent(change, identity, 1000);
+    expect(toChangeEvent({ ...change }, identity, 1000).id).toBe(a.id);
+    expect(toChangeEvent(change, identity, 1001).id).not.toBe(a.id);
+    expect(toChangeEvent({ ...change, new: "D8" }, identity, 1000).id).not.toBe(a.id);
+  });
+});
+
+// --- properties of the differ over random records -----------------------------------
+
+const maybe = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
+  fc.option(arb, { nil: undefined });
+const instant = fc.integer({ min: T0 - 6 * 3_600_000, max: T0 + 6 * 3_600_000 });
+const timeText = instant.chain((ms) =>
+  fc.constantFrom(
+    formatApiDateTime(ms, ZONE),
+    formatApiDateTime(ms, ZONE).replace(/:(\d\d)$/, "$1"),
+  ),
+);
+const codes = (values: string[]): fc.Arbitrary<string[]> => fc.subarray(values);
+
+/** Random departures of one physical flight, any field possibly absent. */
+const randomFlight: fc.Arbitrary<Flight> = fc
+  .record({
+    gate: maybe(fc.constantFrom("D1", "D7", "E3", "F9")),
+    pier: maybe(fc.constantFrom("D", "E", "F")),
+    terminal: maybe(fc.integer({ min: 1, max: 3 })),
+    states: maybe(codes(["SCH", "DEL", "GTO", "BRD", "GCL", "GTD", "DEP", "CNX"])),
+    belts: maybe(codes(["11", "12", "13", "14"])),
+    route: maybe(codes(["LHR", "CDG", "JFK"])),
+    registration: maybe(fc.constantFrom("PHBXA", "PHBXB")),
+    times: fc.tuple(...TIME_FIELDS.map(() => maybe(timeText))),
+  })
+  .map((r) => {
+    const flight = departure({
+      gate: r.gate,
+      pier: r.pier,
+      terminal: r.terminal,
+      publicFlightState: r.states ? { flightStates: r.states } : undefined,
+      baggageClaim: r.belts ? { belts: r.belts } : undefined,
+      route: r.route ? { destinations: r.route } : undefined,
+      aircraftRegistration: r.registration,
+      checkinAllocations: undefined,
+      publicEstimatedOffBlockTime: undefined,
+    });
+    TIME_FIELDS.forEach((field, i) => {
+      const value = r.times[i];
+      if (value !== undefined) flight[field] = value;
+    });
+    return flight;
+  });
+
+/** Applies reported changes to known fields, as a consumer of the events would. */
+function applyChanges(known: SnapshotFields, changes: Change[]): SnapshotFields {
+  const out: SnapshotFields = structuredClone(known);
+  for (const c of changes) {
+    switch (c.kind) {
+      case "gate":
+      case "pier":
+      case "serviceType":
+        out[c.kind] = c.new as string;
+        break;
+      case "terminal":
+        out.terminal = c.new as number;
+        break;
+      case "registration":
+        out.registration = c.new as string;
+        break;
+      case "aircraftType":
+        out.aircraftType = c.new as string;
+        break;
+      case "state":
+        out.states = c.new as string[];
+        break;
+      case "belt":
+        out.belts = c.new as string[];
+        break;
+      case "route":
+        out.route = c.new as string[];
+        break;
+      case "codeshares":
+        out.codeshares = c.new as string[];
+        break;
+      case "time":
+        out.times = { ...out.times, [c.field]: parseApiDateTime(c.new as string, ZONE) };
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+describe("diffFlight properties", () => {
+  it("diff(a, a) is empty", () => {
+    fc.assert(
+      fc.property(randomFlight, (a) => {
+        expect(changesBetween(a, a)).toEqual([]);
+      }),
+    );
+  });
+
+  it("absent fields never yield changes", () => {
+    fc.assert(
+      fc.property(
+        randomFlight,
+        fc.subarray([
+          "gate",
+          "pier",
+          "terminal",
+          "publicFlightState",
+          "baggageClaim",
+          "route",
+          "aircraftRegistration",
+          ...TIME_FIELDS,
+        ]),
+        (a, dropped) => {
+          const b: Flight = { ...a };
+          for (const key of dropped) delete b[key];
+          expect(changesBetween(a, b)).toEqual([]);
+        },
+      ),
+    );
+  });
+
+  it("applying the reported changes to a gives what is known after b", () => {
+    fc.assert(
+      fc.property(randomFlight, randomFlight, (a, b) => {
+        const snap = snapshotOf(a);
+        const result = diffFlight(snap, observe(b), ZONE);
+        expect(applyChanges(snap.fields, result.changes)).toEqual(result.snapshot.fields);
+        // And seeing b again reports nothing more.
+        expect(diffFlight(result.snapshot, observe(b), ZONE).changes).toEqual([]);
+      }),
+    );
+  });
+});
