@@ -61,18 +61,32 @@ export function diffFlight(
     return { snapshot: previous, changes: [], stale: true };
   }
   const changes = diffFields(previous.fields, observed.fields, previous.scheduled, zone);
-  const names = new Set([...previous.flightNames, ...observed.identity.flightNames]);
-  names.delete(previous.mainFlight);
+  // The operating record is the authority on identity; codeshare-only sightings
+  // keep what was known. Built field by field: this is the differ's hot path.
+  const source = observed.fromOperating ? observed.identity : previous;
   const snapshot: FlightSnapshot = {
-    ...previous,
-    ...(observed.fromOperating ? observed.identity : {}),
     key: previous.key,
+    id: source.id || previous.id,
     mainFlight: previous.mainFlight,
-    flightNames: [previous.mainFlight, ...[...names].sort()],
+    flightNames: unionNames(previous, observed.identity.flightNames),
     version: Math.max(previous.version, observed.version),
     fields: mergeFields(previous.fields, observed.fields),
   };
+  const direction = source.direction ?? previous.direction;
+  if (direction) snapshot.direction = direction;
+  const scheduleDate = source.scheduleDate ?? previous.scheduleDate;
+  if (scheduleDate) snapshot.scheduleDate = scheduleDate;
+  const scheduled = source.scheduled ?? previous.scheduled;
+  if (scheduled !== undefined) snapshot.scheduled = scheduled;
   return { snapshot, changes, stale: false };
+}
+
+/** Every flight number known for the flight: once sold under a number, it keeps matching. */
+function unionNames(previous: FlightSnapshot, seen: readonly string[]): string[] {
+  if (seen.every((name) => previous.flightNames.includes(name))) return previous.flightNames;
+  const names = new Set([...previous.flightNames, ...seen]);
+  names.delete(previous.mainFlight);
+  return [previous.mainFlight, ...[...names].sort()];
 }
 
 /** The change reported when a known flight is no longer listed upstream. */
@@ -121,7 +135,7 @@ function valueChange<T extends string | number | string[] | CheckinSummary>(
 }
 
 function diffStates(was: string[] | undefined, now: string[] | undefined, out: Change[]): void {
-  if (!now) return;
+  if (!now || sameList(was, now)) return;
   const before = new Set(was ?? []);
   const after = new Set(now);
   for (const state of now) {

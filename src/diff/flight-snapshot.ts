@@ -76,10 +76,21 @@ export interface FlightSnapshot extends FlightIdentity {
 }
 
 const sortedStrings = (values: readonly unknown[] | undefined): string[] | undefined => {
-  if (!values) return undefined;
+  if (!values || values.length === 0) return undefined;
+  if (isSortedSet(values)) return values.slice();
   const out = values.filter((v): v is string => typeof v === "string" && v !== "");
   return out.length > 0 ? [...new Set(out)].sort() : undefined;
 };
+
+/** Already non-empty strings in strictly ascending order (the common case): no sort needed. */
+function isSortedSet(values: readonly unknown[]): values is string[] {
+  let prev = "";
+  for (const v of values) {
+    if (typeof v !== "string" || v === "" || v <= prev) return false;
+    prev = v;
+  }
+  return true;
+}
 
 const text = (value: unknown): string | undefined =>
   typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
