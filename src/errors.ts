@@ -21,6 +21,8 @@ export const ErrorCode = {
   UPSTREAM_MALFORMED: "FW_ERR_UPSTREAM_MALFORMED",
   /** A Link header is unusable (e.g. `next` points to another host). */
   UPSTREAM_LINK: "FW_ERR_UPSTREAM_LINK",
+  /** A paged walk reached the contract's 500-page cap: the query must be split. */
+  UPSTREAM_PAGE_LIMIT: "FW_ERR_UPSTREAM_PAGE_LIMIT",
   /** Configuration (environment variable or option) is invalid. */
   CONFIG_INVALID: "FW_ERR_CONFIG_INVALID",
 } as const;
@@ -77,6 +79,16 @@ export class UpstreamError extends FlightwatchError {
   /** HTTP status, when the upstream answered at all. */
   get status(): number | undefined {
     return this.details.status;
+  }
+}
+
+/**
+ * The record named in the path does not exist (404 on a single-record operation).
+ * An answer, not a failure: callers treat it as "no such flight/airline/destination".
+ */
+export class NotFoundError extends UpstreamError {
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super(ErrorCode.NOT_FOUND, message, details);
   }
 }
 

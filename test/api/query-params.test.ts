@@ -1,0 +1,292 @@
+import { describe, expect, it } from "vitest";
+import {
+  airlineByCodePath,
+  buildCollectionQuery,
+  buildFlightIdsQuery,
+  destinationByCodePath,
+  flightByIdPath,
+} from "../../src/api/query-params.js";
+import { ErrorCode, InvalidParamError } from "../../src/errors.js";
+
+const ZONE = "Europe/Amsterdam";
+
+/** Runs `fn` and returns the InvalidParamError it throws. */
+function invalid(fn: () => unknown): InvalidParamError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof InvalidParamError) return err;
+    throw err;
+  }
+  throw new Error("expected an InvalidParamError");
+}
+
+const flights = (query: Record<string, unknown>) => () =>
+  buildCollectionQuery("flights", query as never, ZONE);
+
+describe("buildCollectionQuery: flights", () => {
+  it("sends camel-case names in a fixed order whatever the caller's order", () => {
+    const pairs = buildCollectionQuery(
+      "flights",
+      {
+        page: 3,
+        sort: "-scheduleTime, flightName",
+        includeDelays: true,
+        flightDirection: "D",
+        scheduleDate: "2026-11-21",
+        route: ["LHR", "CDG"],
+        isOperationalFlight: false,
+        airlineCode: 100,
+        searchDateTimeField: "lastUpdatedAt",
+        fromScheduleDate: "2026-11-20",
+        toScheduleDate: "2026-11-22",
+        scheduleTime: "23:59",
+        flightName: "KL1234",
+      },
+      ZONE,
+    );
+    expect(pairs).toEqual([
+      ["scheduleDate", "2026-11-21"],
+      ["scheduleTime", "23:59"],
+      ["flightName", "KL1234"],
+      ["flightDirection", "D"],
+      ["airlineCode", "100"],
+      ["route", "LHR,CDG"],
+      ["includeDelays", "true"],
+      ["searchDateTimeField", "lastUpdatedAt"],
+      ["fromScheduleDate", "2026-11-20"],
+      ["toScheduleDate", "2026-11-22"],
+      ["isOperationalFlight", "false"],
+      ["page", "3"],
+      ["sort", "-scheduleTime, flightName"],
+    ]);
+  });
+
+  it("sends nothing for an empty query and skips undefined values", () => {
+    expect(buildCollectionQuery("flights", undefined, ZONE)).toEqual([]);
+    expect(buildCollectionQuery("flights", { gate: undefined } as never, ZONE)).toEqual([]);
+  });
+
+  it("converts Date and epoch inputs to airport-local date-times", () => {
+    const winter = Date.parse("2026-11-21T09:00:00Z"); // 10:00 in Amsterdam (+01:00)
+    const summer = new Date("2026-07-01T09:00:00Z"); // 11:00 in Amsterdam (+02:00)
+    expect(
+      buildCollectionQuery("flights", { fromDateTime: winter, toDateTime: summer }, ZONE),
+    ).toEqual([
+      ["fromDateTime", "2026-11-21T10:00:00"],
+      ["toDateTime", "2026-07-01T11:00:00"],
+    ]);
+    expect(buildCollectionQuery("flights", { fromDateTime: "2026-11-21T00:00:00" }, "UTC")).toEqual(
+      [["fromDateTime", "2026-11-21T00:00:00"]],
+    );
+  });
+
+  it.each([
+    [{ page: -1 }, "page"],
+    [{ page: 500 }, "page"],
+    [{ page: 1.5 }, "page"],
+    [{ page: "1" }, "page"],
+    [{ flightName: "KL12" }, "flightName"],
+    [{ flightName: "KL1234567" }, "flightName"],
+    [{ flightDirection: "X" }, "flightDirection"],
+    [{ airline: "K" }, "airline"],
+    [{ airline: "KLMX" }, "airline"],
+    [{ airline: "KL", airlineCode: 100 }, "airline"],
+    [{ airlineCode: -1 }, "airlineCode"],
+    [{ airlineCode: 2 ** 31 }, "airlineCode"],
+    [{ airlineCode: "100" }, "airlineCode"],
+    [{ route: "" }, "route"],
+    [{ route: [] }, "route"],
+    [{ route: "LHR,,CDG" }, "route"],
+    [{ route: ["LHR", "A,B"] }, "route"],
+    [{ includeDelays: "true" }, "includeDelays"],
+    [{ isOperationalFlight: 1 }, "isOperationalFlight"],
+    [{ sort: "gate" }, "sort"],
+    [{ sort: "+scheduleTime,-nope" }, "sort"],
+    [{ sort: "" }, "sort"],
+    [{ searchDateTimeField: "gate" }, "searchDateTimeField"],
+    [{ scheduleDate: "2026-02-30" }, "scheduleDate"],
+    [{ scheduleDate: "21-11-2026" }, "scheduleDate"],
+    [{ fromScheduleDate: "2026-13-01" }, "fromScheduleDate"],
+    [{ toScheduleDate: "2026-1-01" }, "toScheduleDate"],
+    [{ scheduleTime: "24:00" }, "scheduleTime"],
+    [{ scheduleTime: "9:30" }, "scheduleTime"],
+    [{ scheduleTime: "09:30:00" }, "scheduleTime"],
+    [{ fromDateTime: "2026-11-21T10:00" }, "fromDateTime"],
+    [{ fromDateTime: "2026-11-21T10:00:00+01:00" }, "fromDateTime"],
+    [{ toDateTime: "2026-11-21T25:00:00" }, "toDateTime"],
+    [{ toDateTime: new Date(Number.NaN) }, "toDateTime"],
+    [{ toDateTime: Number.POSITIVE_INFINITY }, "toDateTime"],
+    [{ flightname: "KL1234" }, "flightname"],
+    [{ includedelays: true }, "includedelays"],
+    [{ scheduledate: "2026-11-21" }, "scheduledate"],
+    [{ pageSize: 50 }, "pageSize"],
+  ])("rejects %j naming %s", (query, param) => {
+    const err = invalid(flights(query));
+    expect(err.code).toBe(ErrorCode.INVALID_PARAM);
+    expect(err.param).toBe(param);
+    expect(err.message).toContain(`\`${param}\``);
+  });
+
+  it("tells a caller who uses a lower-case alias the camel-case spelling", () => {
+    expect(invalid(flights({ flightdirection: "A" })).message).toContain("use `flightDirection`");
+  });
+});
+
+describe("buildCollectionQuery: other collections", () => {
+  it("validates sort fields per collection", () => {
+    expect(buildCollectionQuery("airlines", { sort: "-publicName,+nvls" }, ZONE)).toEqual([
+      ["sort", "-publicName,+nvls"],
+    ]);
+    expect(buildCollectionQuery("destinations", { sort: "+publicName.english" }, ZONE)).toEqual([
+      ["sort", "+publicName.english"],
+    ]);
+    expect(invalid(() => buildCollectionQuery("airlines", { sort: "iataMain" }, ZONE)).param).toBe(
+      "sort",
+    );
+    expect(invalid(() => buildCollectionQuery("aircraftTypes", { sort: "iata" }, ZONE)).param).toBe(
+      "sort",
+    );
+    expect(invalid(() => buildCollectionQuery("destinations", { sort: "nvls" }, ZONE)).param).toBe(
+      "sort",
+    );
+  });
+
+  it("checks iataMain and iataSub are exactly 3 characters", () => {
+    expect(
+      buildCollectionQuery("aircraftTypes", { iataMain: "73H", iataSub: "738" }, ZONE),
+    ).toEqual([
+      ["iataMain", "73H"],
+      ["iataSub", "738"],
+    ]);
+    expect(
+      invalid(() => buildCollectionQuery("aircraftTypes", { iataMain: "73" }, ZONE)).param,
+    ).toBe("iataMain");
+    expect(
+      invalid(() => buildCollectionQuery("aircraftTypes", { iataSub: "7388" }, ZONE)).param,
+    ).toBe("iataSub");
+  });
+
+  it("rejects parameters of other endpoints", () => {
+    const err = invalid(() =>
+      buildCollectionQuery("airlines", { flightDirection: "A" } as never, ZONE),
+    );
+    expect(err.param).toBe("flightDirection");
+    expect(err.message).toContain("not a parameter of getAirlines");
+    expect(invalid(() => buildCollectionQuery("destinations", { page: 500 }, ZONE)).param).toBe(
+      "page",
+    );
+  });
+});
+
+describe("buildFlightIdsQuery", () => {
+  it("accepts a range of exactly three days and converts instants", () => {
+    expect(
+      buildFlightIdsQuery(
+        { fromDateTime: "2026-11-21T00:00:00", toDateTime: "2026-11-24T00:00:00" },
+        ZONE,
+      ),
+    ).toEqual([
+      ["fromDateTime", "2026-11-21T00:00:00"],
+      ["toDateTime", "2026-11-24T00:00:00"],
+    ]);
+    const from = Date.parse("2026-11-20T23:00:00Z");
+    expect(
+      buildFlightIdsQuery({ fromDateTime: from, toDateTime: new Date(from + 3600_000) }, ZONE),
+    ).toEqual([
+      ["fromDateTime", "2026-11-21T00:00:00"],
+      ["toDateTime", "2026-11-21T01:00:00"],
+    ]);
+  });
+
+  it("rejects a range longer than three days, naming toDateTime", () => {
+    const err = invalid(() =>
+      buildFlightIdsQuery(
+        { fromDateTime: "2026-11-21T00:00:00", toDateTime: "2026-11-24T00:00:01" },
+        ZONE,
+      ),
+    );
+    expect(err.param).toBe("toDateTime");
+    expect(err.message).toContain("three days");
+  });
+
+  it("measures the range in real time in the airport zone, across DST changes", () => {
+    // Autumn: 72 wall-clock hours across the change are 73 real hours: too long.
+    expect(
+      invalid(() =>
+        buildFlightIdsQuery(
+          { fromDateTime: "2026-10-24T12:00:00", toDateTime: "2026-10-27T12:00:00" },
+          ZONE,
+        ),
+      ).param,
+    ).toBe("toDateTime");
+    expect(
+      buildFlightIdsQuery(
+        { fromDateTime: "2026-10-24T12:00:00", toDateTime: "2026-10-27T11:00:00" },
+        ZONE,
+      ),
+    ).toHaveLength(2);
+    // Spring: 73 wall-clock hours across the change are 72 real hours: allowed.
+    expect(
+      buildFlightIdsQuery(
+        { fromDateTime: "2026-03-28T12:00:00", toDateTime: "2026-03-31T13:00:00" },
+        ZONE,
+      ),
+    ).toHaveLength(2);
+    // The same wall-clock range in UTC is not shifted by any change.
+    expect(
+      buildFlightIdsQuery(
+        { fromDateTime: "2026-10-24T12:00:00", toDateTime: "2026-10-27T12:00:00" },
+        "UTC",
+      ),
+    ).toHaveLength(2);
+  });
+
+  it("requires both bounds, in order", () => {
+    expect(
+      invalid(() => buildFlightIdsQuery({ toDateTime: "2026-11-21T00:00:00" } as never, ZONE))
+        .param,
+    ).toBe("fromDateTime");
+    expect(
+      invalid(() => buildFlightIdsQuery({ fromDateTime: "2026-11-21T00:00:00" } as never, ZONE))
+        .param,
+    ).toBe("toDateTime");
+    expect(
+      invalid(() =>
+        buildFlightIdsQuery(
+          { fromDateTime: "2026-11-21T00:00:01", toDateTime: "2026-11-21T00:00:00" },
+          ZONE,
+        ),
+      ).param,
+    ).toBe("toDateTime");
+    expect(
+      invalid(() =>
+        buildFlightIdsQuery({ fromDateTime: "2026-11-21", toDateTime: "2026-11-22" }, ZONE),
+      ).param,
+    ).toBe("fromDateTime");
+  });
+});
+
+describe("path parameters", () => {
+  it("accepts digits-only flight ids given as strings", () => {
+    expect(flightByIdPath("123456789012345678")).toBe("/flights/123456789012345678");
+    for (const id of ["", "12a", "-1", " 1", "1.0"])
+      expect(invalid(() => flightByIdPath(id)).param).toBe("id");
+    expect(invalid(() => flightByIdPath(123)).message).toContain("2^53");
+  });
+
+  it("accepts 2–3 character airline codes", () => {
+    expect(airlineByCodePath("KL")).toBe("/airlines/KL");
+    expect(airlineByCodePath("KLM")).toBe("/airlines/KLM");
+    for (const code of ["K", "KLMX", "..", "K/", 12]) {
+      expect(invalid(() => airlineByCodePath(code)).param).toBe("airline");
+    }
+  });
+
+  it("accepts exactly 3 character destination codes", () => {
+    expect(destinationByCodePath("AMS")).toBe("/destinations/AMS");
+    for (const code of ["AM", "AMST", "A/S", undefined]) {
+      expect(invalid(() => destinationByCodePath(code)).param).toBe("iata");
+    }
+  });
+});
