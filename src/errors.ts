@@ -25,6 +25,8 @@ export const ErrorCode = {
   UPSTREAM_PAGE_LIMIT: "FW_ERR_UPSTREAM_PAGE_LIMIT",
   /** Configuration (environment variable or option) is invalid. */
   CONFIG_INVALID: "FW_ERR_CONFIG_INVALID",
+  /** A simulator admin request cannot be served (unknown route, unsupported, too large). */
+  SIM_ADMIN_REQUEST: "FW_ERR_SIM_ADMIN_REQUEST",
 } as const;
 
 /** Union of all error codes. */

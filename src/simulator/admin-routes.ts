@@ -90,7 +90,7 @@ class AdminError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly code = "FW_SIM_ADMIN",
+    readonly code: string = ErrorCode.SIM_ADMIN_REQUEST,
   ) {
     super(message);
   }
@@ -111,7 +111,7 @@ export async function handleAdmin(
       sendJson(res, err.status, { error: err.message, code: err.code });
     else if (err instanceof FlightwatchError)
       sendJson(res, 400, { error: err.message, code: err.code });
-    else sendJson(res, 500, { error: String(err), code: "FW_SIM_ADMIN_INTERNAL" });
+    else sendJson(res, 500, { error: String(err), code: ErrorCode.SIM_ADMIN_REQUEST });
   }
 }
 

@@ -56,11 +56,15 @@ export async function send(
   return { status: res.statusCode, headers: res.headers, text };
 }
 
-/** Starts the fixture server with `options` merged over the defaults (token auth). */
+/**
+ * Starts a server with `options` merged over the defaults (token auth), over the
+ * given fixture (default: a fresh fixture store).
+ */
 export async function startHarness(
   options: Partial<SimulatorServerOptions> = {},
+  fixture: ReturnType<typeof fixtureStore> = fixtureStore(),
 ): Promise<Harness> {
-  const { store, clock } = fixtureStore();
+  const { store, clock } = fixture;
   const sim = createSimulatorServer({ store, auth: { tokens: [TOKEN] }, ...options });
   const origin = await sim.listen(0);
   const base = `${origin}${API_BASE_PATH}`;
