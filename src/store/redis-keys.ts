@@ -1,0 +1,53 @@
+/**
+ * Every Redis key flightwatch uses is built here, so the layout of the data can be
+ * read in one file. All keys share one `{hash-tag}` prefix: on Redis Cluster they
+ * land in one slot, which lets snapshots, outbox and watermark change in one
+ * MULTI/EXEC transaction (the basis of "no change lost, none sent twice").
+ */
+import { ConfigError } from "../errors.js";
+
+/** Default of `FLIGHTWATCH_PREFIX`. */
+export const DEFAULT_PREFIX = "flightwatch";
+
+const PREFIX_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** The key builders for one prefix. */
+export interface RedisKeys {
+  /** The hash-tagged prefix itself, e.g. `{flightwatch}`; BullMQ queues use it too. */
+  readonly prefix: string;
+  /** Last known snapshot of one physical flight (string, JSON, expires after the flight). */
+  snapshot(flightKey: string): string;
+  /** Set of the flight keys with a snapshot, for reconciliation (sorted set by schedule). */
+  readonly snapshotIndex: string;
+  /** Incremental polling watermark: epoch ms of the newest `lastUpdatedAt` fully read. */
+  readonly watermark: string;
+  /** Poll status: lag, last success, failures (hash). */
+  readonly pollStatus: string;
+  /** Transactional outbox of change events (stream), read by the next stage. */
+  readonly outbox: string;
+  /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
+  readonly pattern: string;
+}
+
+/**
+ * Key builders for a prefix (`FLIGHTWATCH_PREFIX`). The prefix is wrapped in braces
+ * as the Redis Cluster hash tag unless it already contains one.
+ */
+export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
+  if (!PREFIX_RE.test(prefix) && !/^\{[A-Za-z0-9_.:-]{1,64}\}$/.test(prefix)) {
+    throw new ConfigError(
+      "FLIGHTWATCH_PREFIX",
+      `"${prefix}" is not a usable key prefix (1–64 of letters, digits, _ . : -)`,
+    );
+  }
+  const tag = prefix.startsWith("{") ? prefix : `{${prefix}}`;
+  return {
+    prefix: tag,
+    snapshot: (flightKey) => `${tag}:snapshot:${flightKey}`,
+    snapshotIndex: `${tag}:snapshots`,
+    watermark: `${tag}:watermark`,
+    pollStatus: `${tag}:poll`,
+    outbox: `${tag}:outbox`,
+    pattern: `${tag}:*`,
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Real Redis for tests: each test gets a connection and a prefix of its own, and
+ * every key under that prefix is deleted afterwards, so tests never touch data that
+ * is not theirs. Redis must answer on REDIS_URL (default redis://127.0.0.1:6379).
+ */
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+
+/** Redis URL the tests use. */
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** A connection plus a unique prefix; `cleanup()` deletes the prefix's keys and disconnects. */
+export interface TestRedis {
+  redis: Redis;
+  prefix: string;
+  cleanup(): Promise<void>;
+}
+
+/** Connects to the test Redis with a fresh unique prefix. */
+export async function testRedis(label = "test"): Promise<TestRedis> {
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
+  await redis.connect();
+  const prefix = `fwtest-${label}-${randomUUID().slice(0, 8)}`;
+  return {
+    redis,
+    prefix,
+    async cleanup() {
+      await deleteByPattern(redis, `{${prefix}}*`);
+      redis.disconnect();
+    },
+  };
+}
+
+/** Deletes every key matching the pattern (SCAN, never KEYS). */
+export async function deleteByPattern(redis: Redis, pattern: string): Promise<number> {
+  let cursor = "0";
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== "0");
+  return deleted;
+}
