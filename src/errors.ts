@@ -27,6 +27,10 @@ export const ErrorCode = {
   CONFIG_INVALID: "FW_ERR_CONFIG_INVALID",
   /** A simulator admin request cannot be served (unknown route, unsupported, too large). */
   SIM_ADMIN_REQUEST: "FW_ERR_SIM_ADMIN_REQUEST",
+  /** A simulator script action names a flight the simulator does not have. */
+  SIM_UNKNOWN_FLIGHT: "FW_ERR_SIM_UNKNOWN_FLIGHT",
+  /** A simulator script action is malformed (no target, bad id, both `at` and `afterMs`...). */
+  SIM_INVALID_ACTION: "FW_ERR_SIM_INVALID_ACTION",
 } as const;
 
 /** Union of all error codes. */
@@ -101,5 +105,29 @@ export class ConfigError extends FlightwatchError {
   constructor(setting: string, message: string) {
     super(ErrorCode.CONFIG_INVALID, `${setting}: ${message}`);
     this.setting = setting;
+  }
+}
+
+/** A simulator script action names no existing flight; `selector` is its target as given. */
+export class UnknownFlightError extends FlightwatchError {
+  readonly selector: Readonly<{ id?: string; flightName?: string; scheduleDate?: string }>;
+
+  constructor(selector: { id?: string; flightName?: string; scheduleDate?: string }) {
+    super(
+      ErrorCode.SIM_UNKNOWN_FLIGHT,
+      `no flight matches the selector ${JSON.stringify(selector)}; ` +
+        "check the id, or the flightName (e.g. KL1001) and scheduleDate (yyyy-MM-dd)",
+    );
+    this.selector = { ...selector };
+  }
+}
+
+/** A simulator script action is malformed; `field` names the part at fault (e.g. `patch.id`). */
+export class InvalidActionError extends FlightwatchError {
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(ErrorCode.SIM_INVALID_ACTION, `invalid script action, \`${field}\`: ${message}`);
+    this.field = field;
   }
 }
