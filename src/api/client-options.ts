@@ -1,0 +1,229 @@
+/**
+ * Configuration of the Flight API client: the options type, its defaults, and
+ * reading it from environment variables. Every check throws a ConfigError naming
+ * the variable or option to fix; secret values never appear in those messages.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { ConfigError } from "../errors.js";
+import { parseDuration } from "../time/duration.js";
+import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import { PAGE_MAX } from "./contract.js";
+import type { ExchangeEvent } from "./exchange-event.js";
+import type { MalformedRecord } from "./response-body.js";
+
+/** A record skipped while reading a page, with the page it came from. */
+export interface MalformedReport extends MalformedRecord {
+  /** URL of the page (no credentials). */
+  url: string;
+}
+
+/** Waits `ms` milliseconds; rejects when `signal` aborts. Injected so tests need not sleep. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Options of a FlightApiClient. Only `baseUrl` is required. */
+export interface FlightApiClientOptions {
+  /** E.g. `https://api.schiphol.nl/public/public-flights/v4` (no trailing slash needed). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`. Not together with appId/appKey. */
+  token?: string;
+  /** Sent as the `app_id` header, with `appKey`. */
+  appId?: string;
+  /** Sent as the `app_key` header, with `appId`. */
+  appKey?: string;
+  /** IANA zone the API's local date-times are in (default Europe/Amsterdam). */
+  airportTimezone?: string;
+  /** Connect timeout (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Longest wait for response headers (default 30 s). */
+  headersTimeoutMs?: number;
+  /** Longest silence while reading the body (default 30 s). */
+  bodyTimeoutMs?: number;
+  /** Attempts per request, retries included (default 4; 1 disables retries). */
+  maxAttempts?: number;
+  /** Backoff ceiling of the first retry (default 500 ms); doubles per attempt. */
+  baseDelayMs?: number;
+  /** Largest backoff ceiling (default 30 s). */
+  maxDelayMs?: number;
+  /** Longest `Retry-After` honoured (default 60 s); longer ones are cut to this. */
+  maxRetryAfterMs?: number;
+  /** Most pages one walk reads (default and maximum 500, the contract's page cap). */
+  maxPages?: number;
+  /** `User-Agent` header (default `flightwatch`). */
+  userAgent?: string;
+  /** Called after every attempt, for metrics and logs. Exceptions it throws are ignored. */
+  onExchange?: (event: ExchangeEvent) => void;
+  /** Called for each record skipped by an item walk that has no handler of its own. */
+  onMalformed?: (report: MalformedReport) => void;
+  /** Injected sleep (default: a real timer). */
+  sleep?: Sleep;
+  /** Injected randomness in [0, 1) for backoff jitter (default Math.random). */
+  random?: () => number;
+  /** Injected wall clock, epoch ms, for `Retry-After` dates (default Date.now). */
+  now?: () => number;
+}
+
+/** Options with every default applied and every value checked. */
+export interface ResolvedClientOptions
+  extends Required<
+    Omit<FlightApiClientOptions, "token" | "appId" | "appKey" | "onExchange" | "onMalformed">
+  > {
+  onExchange: ((event: ExchangeEvent) => void) | undefined;
+  onMalformed: ((report: MalformedReport) => void) | undefined;
+}
+
+/** Checks a base URL (http or https, no credentials, query or fragment); returns it without trailing slashes. */
+export function checkBaseUrl(value: string, setting: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(
+      setting,
+      `"${value}" is not a URL (expected e.g. http://127.0.0.1:8080/public/public-flights/v4)`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(setting, `must be an http:// or https:// URL, got ${url.protocol}//`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new ConfigError(
+      setting,
+      "must not contain credentials; use FLIGHT_API_TOKEN or FLIGHT_API_APP_ID/FLIGHT_API_APP_KEY",
+    );
+  }
+  if (url.search !== "" || url.hash !== "") {
+    throw new ConfigError(setting, "must not contain a query or fragment");
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+const positiveInt = (
+  value: number | undefined,
+  fallback: number,
+  setting: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number => {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new ConfigError(setting, `expected an integer from 1 to ${max}, got ${String(value)}`);
+  }
+  return value;
+};
+
+const defaultSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined);
+
+/** Applies defaults and checks every option; the credentials are handled by the transport. */
+export function resolveClientOptions(options: FlightApiClientOptions): ResolvedClientOptions {
+  const airportTimezone = options.airportTimezone ?? DEFAULT_AIRPORT_TIMEZONE;
+  airportZone(airportTimezone);
+  checkCredentials(options, { token: "token", appId: "appId", appKey: "appKey" });
+  return {
+    baseUrl: checkBaseUrl(options.baseUrl, "baseUrl"),
+    airportTimezone,
+    connectTimeoutMs: positiveInt(options.connectTimeoutMs, 10_000, "connectTimeoutMs"),
+    headersTimeoutMs: positiveInt(options.headersTimeoutMs, 30_000, "headersTimeoutMs"),
+    bodyTimeoutMs: positiveInt(options.bodyTimeoutMs, 30_000, "bodyTimeoutMs"),
+    maxAttempts: positiveInt(options.maxAttempts, 4, "maxAttempts", 100),
+    baseDelayMs: positiveInt(options.baseDelayMs, 500, "baseDelayMs"),
+    maxDelayMs: positiveInt(options.maxDelayMs, 30_000, "maxDelayMs"),
+    maxRetryAfterMs: positiveInt(options.maxRetryAfterMs, 60_000, "maxRetryAfterMs"),
+    maxPages: positiveInt(options.maxPages, PAGE_MAX + 1, "maxPages", PAGE_MAX + 1),
+    userAgent: options.userAgent ?? "flightwatch",
+    onExchange: options.onExchange,
+    onMalformed: options.onMalformed,
+    sleep: options.sleep ?? defaultSleep,
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+  };
+}
+
+/** Checks that at most one credential scheme is configured, and completely. */
+function checkCredentials(
+  values: { token?: string | undefined; appId?: string | undefined; appKey?: string | undefined },
+  names: { token: string; appId: string; appKey: string },
+): void {
+  const has = (v: string | undefined): boolean => v !== undefined && v !== "";
+  if (has(values.appId) !== has(values.appKey)) {
+    const missing = has(values.appId) ? names.appKey : names.appId;
+    const present = has(values.appId) ? names.appId : names.appKey;
+    throw new ConfigError(
+      missing,
+      `is required when ${present} is set (app_id and app_key go together)`,
+    );
+  }
+  if (has(values.token) && has(values.appId)) {
+    throw new ConfigError(
+      names.token,
+      `set either ${names.token} (Bearer token) or ${names.appId}/${names.appKey}, not both`,
+    );
+  }
+}
+
+/** Environment variables the client reads. */
+export type ClientEnv = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Client options from environment variables: FLIGHT_API_BASE_URL (required),
+ * FLIGHT_API_TOKEN or FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY, AIRPORT_TIMEZONE,
+ * FLIGHT_API_CONNECT_TIMEOUT, FLIGHT_API_TIMEOUT, FLIGHT_API_MAX_ATTEMPTS and
+ * FLIGHT_API_MAX_RETRY_AFTER. Empty values count as unset.
+ */
+export function clientOptionsFromEnv(env: ClientEnv): FlightApiClientOptions {
+  const get = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === "" ? undefined : value;
+  };
+  const rawBase = get("FLIGHT_API_BASE_URL");
+  if (rawBase === undefined) {
+    throw new ConfigError(
+      "FLIGHT_API_BASE_URL",
+      "is not set; point it at the API, e.g. https://api.schiphol.nl/public/public-flights/v4, " +
+        "or run `flightwatch simulate` and use the URL it prints",
+    );
+  }
+  const token = get("FLIGHT_API_TOKEN");
+  const appId = get("FLIGHT_API_APP_ID");
+  const appKey = get("FLIGHT_API_APP_KEY");
+  checkCredentials(
+    { token, appId, appKey },
+    { token: "FLIGHT_API_TOKEN", appId: "FLIGHT_API_APP_ID", appKey: "FLIGHT_API_APP_KEY" },
+  );
+  const options: FlightApiClientOptions = { baseUrl: checkBaseUrl(rawBase, "FLIGHT_API_BASE_URL") };
+  if (token !== undefined) options.token = token;
+  if (appId !== undefined && appKey !== undefined) {
+    options.appId = appId;
+    options.appKey = appKey;
+  }
+  const zone = get("AIRPORT_TIMEZONE");
+  if (zone !== undefined) {
+    airportZone(zone);
+    options.airportTimezone = zone;
+  }
+  const duration = (name: string): number | undefined => {
+    const value = get(name);
+    if (value === undefined) return undefined;
+    const ms = parseDuration(value, name);
+    if (ms < 1) throw new ConfigError(name, "must be at least 1ms");
+    return ms;
+  };
+  const connect = duration("FLIGHT_API_CONNECT_TIMEOUT");
+  if (connect !== undefined) options.connectTimeoutMs = connect;
+  const timeout = duration("FLIGHT_API_TIMEOUT");
+  if (timeout !== undefined) {
+    options.headersTimeoutMs = timeout;
+    options.bodyTimeoutMs = timeout;
+  }
+  const retryAfter = duration("FLIGHT_API_MAX_RETRY_AFTER");
+  if (retryAfter !== undefined) options.maxRetryAfterMs = retryAfter;
+  const attempts = get("FLIGHT_API_MAX_ATTEMPTS");
+  if (attempts !== undefined) {
+    if (!/^\d+$/.test(attempts.trim()) || Number(attempts) < 1 || Number(attempts) > 100) {
+      throw new ConfigError(
+        "FLIGHT_API_MAX_ATTEMPTS",
+        `expected an integer from 1 to 100, got "${attempts}"`,
+      );
+    }
+    options.maxAttempts = Number(attempts);
+  }
+  return options;
+}
