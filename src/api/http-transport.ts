@@ -146,8 +146,9 @@ export class HttpTransport {
         willRetry,
         retryDelayMs,
       });
-      if (retryDelayMs === undefined)
+      if (retryDelayMs === undefined) {
         throw this.#finalError(req, verdict.reason, attempt, status, result);
+      }
       await this.#options.sleep(retryDelayMs, req.signal);
     }
   }
