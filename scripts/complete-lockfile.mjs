@@ -6,7 +6,18 @@
 // Run after any `npm install` that changes dependencies: `node scripts/complete-lockfile.mjs`.
 import { readFileSync, writeFileSync } from "node:fs";
 
-const OS = ["android", "darwin", "freebsd", "linux", "netbsd", "openbsd", "sunos", "win32", "aix", "openharmony"];
+const OS = [
+  "android",
+  "darwin",
+  "freebsd",
+  "linux",
+  "netbsd",
+  "openbsd",
+  "sunos",
+  "win32",
+  "aix",
+  "openharmony",
+];
 const CPU = ["arm64", "x64", "arm", "ia32", "ppc64", "riscv64", "s390x", "loong64", "mips64el"];
 
 /** Guards encoded in a platform package name such as cli-linux-x64-musl. */
@@ -35,7 +46,9 @@ for (const [key, entry] of Object.entries(lock.packages)) {
   }
 }
 const sorted = Object.fromEntries(
-  Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))),
+  Object.entries(lock.packages).sort(([a], [b]) =>
+    a === "" ? -1 : b === "" ? 1 : a.localeCompare(b),
+  ),
 );
 lock.packages = sorted;
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);

@@ -13,18 +13,10 @@ import { type Collection, FLIGHT_DIRECTIONS, SEARCH_DATE_TIME_FIELDS } from "../
 import { FlightApiClient } from "../api/flight-api-client.js";
 import type { Page } from "../api/paged-walk.js";
 import type { CollectionQueries, FlightsQuery } from "../api/query-params.js";
-import {
-  ConfigError,
-  ErrorCode,
-  FlightwatchError,
-  InvalidParamError,
-  NotFoundError,
-} from "../errors.js";
+import { ConfigError, FlightwatchError, InvalidParamError } from "../errors.js";
 import { airportZone, parseApiDateTime } from "../time/local-time.js";
+import { exitCodeOf } from "./exit-codes.js";
 import { VERSION } from "./version.js";
-
-/** Exit codes of `flightwatch api`. */
-export const API_EXIT = { ok: 0, upstream: 1, usage: 2, notFound: 3 } as const;
 
 /** Example lines per subcommand; `api --help` shows them all. */
 const EXAMPLES: Record<string, string[]> = {
@@ -77,7 +69,6 @@ export function registerApiCommand(program: Command): void {
     .command("api")
     .description("call a Flight API v4 operation and print JSON")
     .addHelpText("after", examples(Object.keys(EXAMPLES)));
-  usageErrorsExit2(api);
 
   listCommand(
     api,
@@ -177,7 +168,6 @@ export function registerApiCommand(program: Command): void {
 
 /** Options every operation takes. */
 function common(cmd: Command): Command {
-  usageErrorsExit2(cmd);
   return cmd
     .option("--base-url <url>", "API base URL (overrides FLIGHT_API_BASE_URL)")
     .option(
@@ -348,22 +338,6 @@ async function run(
     process.stderr.write(`flightwatch api: ${err.message} [${err.code}]\n`);
     throw new CommanderError(exitCodeOf(err), err.code, err.message);
   }
-}
-
-/** Exit code for a failure; see the module comment. */
-export function exitCodeOf(err: FlightwatchError): number {
-  if (err instanceof NotFoundError) return API_EXIT.notFound;
-  if (err.code === ErrorCode.INVALID_PARAM || err.code === ErrorCode.CONFIG_INVALID)
-    return API_EXIT.usage;
-  return API_EXIT.upstream;
-}
-
-/** Commander's own usage errors (unknown option, missing argument) exit 2 like ours. */
-function usageErrorsExit2(cmd: Command): void {
-  cmd.showHelpAfterError("(add --help for usage and examples)");
-  cmd.exitOverride((err) => {
-    throw err.exitCode === 0 ? err : new CommanderError(API_EXIT.usage, err.code, err.message);
-  });
 }
 
 function reportMalformed(page: Page<unknown>): void {

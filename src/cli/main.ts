@@ -5,6 +5,7 @@
 import { Command, CommanderError } from "commander";
 import { FlightwatchError } from "../errors.js";
 import { registerApiCommand } from "./api-command.js";
+import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerSimulateCommand } from "./simulate-command.js";
 import { VERSION } from "./version.js";
 
@@ -15,8 +16,11 @@ export function buildProgram(): Command {
       "Watch an airport's Flight Information Service (API v4) for flight changes and alert people and systems.",
     )
     .version(VERSION)
-    .showHelpAfterError()
-    .enablePositionalOptions();
+    .showHelpAfterError("(add --help for usage and examples)")
+    .enablePositionalOptions()
+    // Set before subcommands are added: commander copies it to each of them, so no
+    // subcommand ever calls process.exit (in-process tests stay alive).
+    .exitOverride(usageExit);
   registerApiCommand(program);
   registerSimulateCommand(program);
   return program;
@@ -25,7 +29,6 @@ export function buildProgram(): Command {
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
@@ -36,7 +39,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (err instanceof FlightwatchError) {
       process.stderr.write(`flightwatch: ${err.message} [${err.code}]\n`);
-      return 1;
+      return exitCodeOf(err);
     }
     throw err;
   }

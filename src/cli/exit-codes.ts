@@ -1,0 +1,23 @@
+/**
+ * Exit codes of every `flightwatch` subcommand, decided in one place:
+ * 0 success, 1 failure at run time (upstream, Redis, delivery), 2 usage or
+ * configuration error (bad option, parameter or variable), 3 "not found".
+ */
+import { CommanderError } from "commander";
+import { ErrorCode, type FlightwatchError, NotFoundError } from "../errors.js";
+
+export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3 } as const;
+
+/** Exit code for a flightwatch error. */
+export function exitCodeOf(err: FlightwatchError): number {
+  if (err instanceof NotFoundError) return EXIT.notFound;
+  if (err.code === ErrorCode.INVALID_PARAM || err.code === ErrorCode.CONFIG_INVALID) {
+    return EXIT.usage;
+  }
+  return EXIT.failure;
+}
+
+/** Commander's own usage errors (unknown option, missing argument) exit 2 like ours. */
+export function usageExit(err: CommanderError): never {
+  throw err.exitCode === 0 ? err : new CommanderError(EXIT.usage, err.code, err.message);
+}
