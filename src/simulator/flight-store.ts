@@ -42,6 +42,7 @@ export class FlightStore {
   private readonly listeners = new Set<(change: FlightChange) => void>();
   /** Bumped on every change; lets readers cache derived views (sorted lists). */
   private revision = 0;
+  private lastStamp = { instant: Number.NaN, text: "" };
 
   constructor(options: FlightStoreOptions) {
     this.clock = options.clock;
@@ -77,12 +78,13 @@ export class FlightStore {
   /**
    * Inserts or replaces a whole record and stamps it. `id` is required.
    * Pass `stamp: false` only when loading generated history (keeps its own stamp).
+   * `stampAt` stamps as of that simulated time instead of the clock's now.
    */
-  upsert(flight: Flight, options: { stamp?: boolean } = {}): Flight {
+  upsert(flight: Flight, options: { stamp?: boolean; stampAt?: number } = {}): Flight {
     if (!flight.id) throw new Error("FlightStore.upsert: flight.id is required");
     const before = this.flights.get(flight.id);
     const after: Flight = { ...flight };
-    if (options.stamp !== false) after.lastUpdatedAt = this.stamp();
+    if (options.stamp !== false) after.lastUpdatedAt = this.stamp(options.stampAt);
     this.flights.set(flight.id, after);
     this.changed({ id: flight.id, before, after });
     return after;
@@ -91,9 +93,15 @@ export class FlightStore {
   /**
    * Changes a flight: `patch` fields replace the record's (a field set to `undefined`
    * is deleted), then `lastUpdatedAt` is stamped. Returns the new record, or
-   * undefined when no flight has this id.
+   * undefined when no flight has this id. `stampAt` stamps as of that simulated time
+   * instead of the clock's now, so one change to several records (an operating
+   * flight and its codeshares) carries one stamp even while the clock runs.
    */
-  update(id: string, patch: Partial<Flight>): Flight | undefined {
+  update(
+    id: string,
+    patch: Partial<Flight>,
+    options: { stampAt?: number } = {},
+  ): Flight | undefined {
     const before = this.flights.get(id);
     if (!before) return undefined;
     const after: Flight = { ...before };
@@ -101,7 +109,7 @@ export class FlightStore {
       if (value === undefined) delete after[key];
       else after[key] = value;
     }
-    after.lastUpdatedAt = this.stamp();
+    after.lastUpdatedAt = this.stamp(options.stampAt);
     this.flights.set(id, after);
     this.changed({ id, before, after });
     return after;
@@ -127,8 +135,13 @@ export class FlightStore {
     return flight.lastUpdatedAt ? (parseApiDateTime(flight.lastUpdatedAt, this.zone) ?? 0) : 0;
   }
 
-  private stamp(): string {
-    return formatApiDateTime(this.clock.now() - this.stampLagMs, this.zone);
+  private stamp(at = this.clock.now()): string {
+    const instant = at - this.stampLagMs;
+    // One tick stamps many records with the same time; formatting costs ~10 µs.
+    if (instant !== this.lastStamp.instant) {
+      this.lastStamp = { instant, text: formatApiDateTime(instant, this.zone) };
+    }
+    return this.lastStamp.text;
   }
 
   private changed(change: FlightChange): void {

@@ -1,0 +1,269 @@
+/**
+ * The daily timetable: which flights operate every day, at what local time, with
+ * which numbers, aircraft and codeshares. Built once from the seed, like a real
+ * airport's season schedule, so `KL1001` leaves at the same local time each day and
+ * a flight name is unique within a day. Rotations pair a departure with the return
+ * arrival of the same aircraft, which keeps arrivals and departures about even.
+ */
+
+import { Random } from "./random.js";
+import {
+  AIRCRAFT_TYPES,
+  AIRLINES,
+  type DestinationInfo,
+  destinationInfo,
+  type EuArea,
+} from "./reference-data.js";
+import {
+  FOREIGN_LONG_ARRIVAL_HOURS,
+  FOREIGN_SHORT_ARRIVAL_HOURS,
+  HOME_LONG_DEPARTURE_HOURS,
+  HOME_SHORT_DEPARTURE_HOURS,
+  OPERATIONS,
+  type Operation,
+  PIER_GROUPS,
+  type Pier,
+} from "./traffic-model.js";
+
+/** The identity fields of an airline a flight record carries. */
+export interface AirlineCodes {
+  iata: string;
+  icao: string;
+  nvls: number;
+}
+
+/** A marketing flight number on another airline's flight. */
+export interface CodeshareLeg {
+  airline: AirlineCodes;
+  flightNumber: number;
+  flightName: string;
+}
+
+/** One operating flight of the daily timetable. */
+export interface TimetableLeg {
+  /** Stable index; names the flight's random stream. */
+  key: number;
+  /** Legs flown by the same aircraft share it. */
+  rotation: number;
+  airline: AirlineCodes;
+  flightNumber: number;
+  flightName: string;
+  direction: "A" | "D";
+  /** Local scheduled time, minutes after midnight. */
+  minuteOfDay: number;
+  /** Destinations (departures) or origins (arrivals), IATA codes. */
+  route: string[];
+  eu: EuArea;
+  visa: boolean;
+  blockMin: number;
+  longHaul: boolean;
+  aircraft: { iataMain: string; iataSub: string };
+  serviceType: string;
+  freight: boolean;
+  lowCost: boolean;
+  /** Piers the flight may use (all in one terminal); empty for freight. */
+  piers: readonly Pier[];
+  terminal: number | undefined;
+  registrations: readonly string[];
+  codeshares: CodeshareLeg[];
+}
+
+/** Flights at or beyond this block time are long-haul. */
+const LONG_HAUL_MIN = 300;
+/** Upper bound of records per day: beyond it flight numbers run out. */
+export const MAX_RECORDS_PER_DAY = 20_000;
+
+/** Builds the timetable: exactly `recordsPerDay` records a day, codeshares included. */
+export function buildTimetable(seed: number, recordsPerDay: number): TimetableLeg[] {
+  if (
+    !Number.isInteger(recordsPerDay) ||
+    recordsPerDay < 0 ||
+    recordsPerDay > MAX_RECORDS_PER_DAY
+  ) {
+    throw new RangeError(`flightsPerDay must be an integer in 0..${MAX_RECORDS_PER_DAY}`);
+  }
+  const rng = Random.derive(seed, "timetable");
+  const numbers = new FlightNumbers(rng);
+  const weights = OPERATIONS.map((op) => op.weight);
+  const legs: TimetableLeg[] = [];
+  let records = 0;
+  let rotation = 0;
+  while (records < recordsPerDay) {
+    const op = OPERATIONS[rng.weightedIndex(weights)];
+    if (!op) break;
+    const remaining = recordsPerDay - records;
+    const rotationLegs = planRotation(op, rng, numbers, remaining, rotation++, legs.length);
+    legs.push(...rotationLegs);
+    for (const leg of rotationLegs) records += 1 + leg.codeshares.length;
+  }
+  return legs;
+}
+
+function planRotation(
+  op: Operation,
+  rng: Random,
+  numbers: FlightNumbers,
+  remaining: number,
+  rotation: number,
+  firstKey: number,
+): TimetableLeg[] {
+  const dest = destinationInfo(rng.pick(op.routes));
+  const longHaul = dest.blockMin >= LONG_HAUL_MIN;
+  const route = [dest.iata];
+  const second = longHaul && rng.chance(0.05) ? secondStop(op, dest, rng) : undefined;
+  if (second) route.push(second.iata);
+  const area = worstArea([dest, ...(second ? [second] : [])]);
+  const visa = dest.visa || (second?.visa ?? false);
+  const blockMin = Math.max(dest.blockMin, second ? second.blockMin + 60 : 0);
+  const piers = op.freight ? [] : pierGroup(op, area, longHaul, rng);
+  const sub = rng.pick(op.fleet);
+  const type = AIRCRAFT_TYPES.get(sub);
+  if (!type) throw new Error(`traffic-model: unknown aircraft type ${sub}`);
+  const airline = airlineCodes(op.airline);
+  const single = remaining < 2;
+  const base = numbers.take(op.airline, op.numbers, single ? 1 : 2);
+  const partners = (op.partners ?? []).filter((p) => rng.chance(p.probability));
+  // Trim codeshares so the day ends on exactly the requested record count.
+  const legsCount = single ? 1 : 2;
+  const maxPartners = Math.max(0, Math.floor(remaining / legsCount) - 1);
+  const chosen = partners.slice(0, maxPartners);
+  const partnerNumbers = chosen.map((p) => numbers.take(p.airline, [p.from, p.to], legsCount));
+
+  const turn = op.freight ? rng.int(90, 240) : longHaul ? rng.int(100, 180) : rng.int(35, 75);
+  const firstMinute = sampleMinute(
+    rng,
+    op.home
+      ? longHaul
+        ? HOME_LONG_DEPARTURE_HOURS
+        : HOME_SHORT_DEPARTURE_HOURS
+      : longHaul
+        ? FOREIGN_LONG_ARRIVAL_HOURS
+        : FOREIGN_SHORT_ARRIVAL_HOURS,
+  );
+  const gap = op.home ? 2 * blockMin + turn : turn;
+  const secondMinute = roundTo5(firstMinute + gap) % 1440;
+  const directions: ("A" | "D")[] = op.home ? ["D", "A"] : ["A", "D"];
+  const serviceType = op.freight
+    ? rng.chance(op.charter ?? 0)
+      ? "H"
+      : "F"
+    : rng.chance(op.charter ?? 0)
+      ? "C"
+      : "J";
+
+  const legs: TimetableLeg[] = [];
+  for (let i = 0; i < legsCount; i++) {
+    const direction = directions[i] ?? "D";
+    const flightNumber = base + i;
+    legs.push({
+      key: firstKey + i,
+      rotation,
+      airline,
+      flightNumber,
+      flightName: flightName(airline.iata, flightNumber),
+      direction,
+      minuteOfDay: i === 0 ? firstMinute : secondMinute,
+      // Outbound lists the stops in flying order; the return flight reverses them.
+      route: direction === "D" ? [...route] : [...route].reverse(),
+      eu: area,
+      visa,
+      blockMin,
+      longHaul,
+      aircraft: { iataMain: type.iataMain, iataSub: type.iataSub },
+      serviceType,
+      freight: op.freight ?? false,
+      lowCost: op.lowCost ?? false,
+      piers,
+      terminal: piers[0]?.terminal,
+      registrations: op.registrations,
+      codeshares: chosen.map((p, j) => {
+        const codes = airlineCodes(p.airline);
+        const n = (partnerNumbers[j] ?? 0) + i;
+        return { airline: codes, flightNumber: n, flightName: flightName(codes.iata, n) };
+      }),
+    });
+  }
+  return legs;
+}
+
+/** Printed flight name: prefix and a number padded to four digits (`KL0601`). */
+export function flightName(prefix: string, flightNumber: number): string {
+  return `${prefix}${String(flightNumber).padStart(4, "0")}`;
+}
+
+function airlineCodes(iata: string): AirlineCodes {
+  const airline = AIRLINES.get(iata);
+  if (!airline) throw new Error(`traffic-model: unknown airline ${iata}`);
+  return { iata: airline.iata, icao: airline.icao, nvls: airline.nvls };
+}
+
+function secondStop(
+  op: Operation,
+  first: DestinationInfo,
+  rng: Random,
+): DestinationInfo | undefined {
+  const candidates = op.routes
+    .map(destinationInfo)
+    .filter((d) => d.iata !== first.iata && Math.abs(d.blockMin - first.blockMin) <= 150);
+  return candidates.length > 0 ? rng.pick(candidates) : undefined;
+}
+
+const AREA_RANK: Record<EuArea, number> = { S: 0, E: 1, N: 2 };
+
+function worstArea(stops: readonly DestinationInfo[]): EuArea {
+  let area: EuArea = "S";
+  for (const stop of stops) if (AREA_RANK[stop.eu] > AREA_RANK[area]) area = stop.eu;
+  return area;
+}
+
+function pierGroup(op: Operation, area: EuArea, longHaul: boolean, rng: Random): readonly Pier[] {
+  if (area === "S") return op.lowCost ? PIER_GROUPS.schengenLowCost : PIER_GROUPS.schengen;
+  if (!longHaul) {
+    if (op.lowCost) return PIER_GROUPS.nonSchengenLowCost;
+    return rng.chance(0.7) ? PIER_GROUPS.nonSchengen : PIER_GROUPS.intercontinental;
+  }
+  return rng.chance(0.3) ? PIER_GROUPS.nonSchengen : PIER_GROUPS.intercontinental;
+}
+
+function sampleMinute(rng: Random, hourWeights: readonly number[]): number {
+  return rng.weightedIndex(hourWeights) * 60 + rng.int(0, 11) * 5;
+}
+
+function roundTo5(minutes: number): number {
+  return Math.round(minutes / 5) * 5;
+}
+
+/** Hands out flight numbers so each airline's numbers are unique within a day. */
+class FlightNumbers {
+  private readonly used = new Map<string, Set<number>>();
+
+  constructor(private readonly rng: Random) {}
+
+  /** First of `count` consecutive free numbers, preferring the range, then any 1..9999. */
+  take(airline: string, range: readonly [number, number], count: number): number {
+    let used = this.used.get(airline);
+    if (!used) {
+      used = new Set();
+      this.used.set(airline, used);
+    }
+    const [from, to] = range;
+    const free = (n: number): boolean => {
+      for (let i = 0; i < count; i++) if (used.has(n + i) || n + i > 9999) return false;
+      return true;
+    };
+    // Rotations start on odd numbers, as airlines number outbound and return n / n+1.
+    const step = count > 1 ? 2 : 1;
+    const first = count > 1 && from % 2 === 0 ? from + 1 : from;
+    let n: number | undefined;
+    for (let attempt = 0; attempt < 8 && n === undefined; attempt++) {
+      const slots = Math.max(0, Math.floor((to - count + 1 - first) / step));
+      const candidate = first + this.rng.int(0, slots) * step;
+      if (free(candidate)) n = candidate;
+    }
+    for (let c = first; n === undefined && c <= 9999; c += step) if (free(c)) n = c;
+    for (let c = 1; n === undefined && c <= 9999; c++) if (free(c)) n = c;
+    if (n === undefined) throw new RangeError(`no free flight numbers left for ${airline}`);
+    for (let i = 0; i < count; i++) used.add(n + i);
+    return n;
+  }
+}
