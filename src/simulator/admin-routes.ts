@@ -13,8 +13,12 @@
  *   POST   /actions            apply a ScriptAction (or an array) now
  *   POST   /scheduled          schedule a ScheduledAction (or an array)
  *   GET    /scheduled          scheduled actions not yet applied
- *   POST   /clock              { "speed"?: n, "skipMs"?: n }
- *   POST   /tick               run the simulator's evolution step once
+ *   DELETE /scheduled/{id}     drop a scheduled action
+ *   POST   /clock              { "speed"?: n, "skipMs"?: n }, then a tick
+ *   POST   /tick               process everything due up to the simulated now
+ *
+ * Actions are validated with the facade's own validators before any is applied,
+ * so an array with one bad item changes nothing.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
@@ -23,16 +27,30 @@ import { toLocalDateTime } from "../time/local-time.js";
 import type { FaultInjector } from "./faults.js";
 import type { FlightStore } from "./flight-store.js";
 import type { ScheduledAction, ScriptAction } from "./script-action.js";
+import { validateAction, validateScheduled } from "./script-runner.js";
 import type { SimClock } from "./sim-clock.js";
 
-/** The parts of the Simulator facade the admin interface drives; all but `store` optional. */
+/** A clock the admin interface may steer: ScaledClock (speed, skip) or ManualClock (advance). */
+export type SteerableClock = SimClock & {
+  speed?: number;
+  setSpeed?(speed: number): void;
+  skip?(ms: number): void;
+  advance?(ms: number): void;
+};
+
+/**
+ * The parts of the Simulator facade the admin interface drives; all but `store`
+ * optional, so a bare store can be served (the routes that need more answer 501).
+ */
 export interface SimulatorControl {
-  store: FlightStore;
-  clock?: SimClock & { speed?: number; setSpeed?(speed: number): void; skip?(ms: number): void };
-  startedAt?: number;
+  readonly store: FlightStore;
+  readonly clock?: SteerableClock;
+  readonly startedAt?: number;
+  readonly seed?: number;
   apply?(action: ScriptAction): unknown;
   schedule?(scheduled: ScheduledAction): unknown;
   pending?(): readonly unknown[];
+  unschedule?(id: number): boolean;
   tick?(): unknown;
 }
 
@@ -43,42 +61,6 @@ export interface AdminContext {
 }
 
 const MAX_BODY_BYTES = 1_000_000;
-
-const selectorSchema = z
-  .object({ id: z.string(), flightName: z.string(), scheduleDate: z.string() })
-  .partial()
-  .strict()
-  .refine((s) => s.id !== undefined || s.flightName !== undefined, {
-    message: "target needs an id or a flightName",
-  });
-const flightSchema = z.record(z.string(), z.unknown());
-
-/** Schema of a ScriptAction as JSON. */
-export const scriptActionSchema = z.discriminatedUnion("kind", [
-  z
-    .object({
-      kind: z.literal("add"),
-      flight: flightSchema.refine(
-        (f) => typeof f.id === "string",
-        "flight.id (string) is required",
-      ),
-    })
-    .strict(),
-  z.object({ kind: z.literal("update"), target: selectorSchema, patch: flightSchema }).strict(),
-  z.object({ kind: z.literal("remove"), target: selectorSchema }).strict(),
-]);
-
-/** Schema of a ScheduledAction as JSON: `at` (epoch ms) or `afterMs`, and an action. */
-export const scheduledActionSchema = z
-  .object({
-    at: z.number().optional(),
-    afterMs: z.number().min(0).optional(),
-    action: scriptActionSchema,
-  })
-  .strict()
-  .refine((s) => (s.at === undefined) !== (s.afterMs === undefined), {
-    message: "give exactly one of at and afterMs",
-  });
 
 const clockSchema = z
   .object({ speed: z.number().positive().max(100_000), skipMs: z.number().min(0) })
@@ -137,13 +119,17 @@ async function route(
       faults.resetCounters();
       return { body: faults.counters };
     case "POST /actions": {
-      const apply = need(control.apply, "apply")?.bind(control);
-      const actions = parseList(await readJson(req), scriptActionSchema) as ScriptAction[];
+      const apply = need(control.apply, "apply").bind(control);
+      const actions = listOf<ScriptAction>(await readJson(req));
+      actions.forEach((a, i) => {
+        validateAction(a, actions.length > 1 ? `[${i}]` : "action");
+      });
       return { body: { results: actions.map((a) => apply(a) ?? null) } };
     }
     case "POST /scheduled": {
       const schedule = need(control.schedule, "schedule").bind(control);
-      const list = parseList(await readJson(req), scheduledActionSchema) as ScheduledAction[];
+      const list = listOf<ScheduledAction>(await readJson(req));
+      for (const s of list) validateScheduled(s);
       return { status: 202, body: { results: list.map((s) => schedule(s) ?? null) } };
     }
     case "GET /scheduled":
@@ -153,7 +139,13 @@ async function route(
     case "POST /tick":
       return { body: { result: need(control.tick, "tick").call(control) ?? null } };
     default: {
-      const known = KNOWN_PATHS.has(path);
+      const unschedule = /^\/scheduled\/(\d+)$/.exec(path);
+      if (unschedule && method === "DELETE") {
+        const dropped = need(control.unschedule, "unschedule").call(control, Number(unschedule[1]));
+        if (!dropped) throw new AdminError(404, `no scheduled action ${unschedule[1]}`);
+        return { body: { dropped: Number(unschedule[1]) } };
+      }
+      const known = KNOWN_PATHS.has(path) || unschedule !== null;
       throw new AdminError(
         known ? 405 : 404,
         known ? `${method} not allowed on ${path}` : `no admin route ${path}`,
@@ -181,6 +173,7 @@ function state(control: SimulatorControl, faults: FaultInjector): Record<string,
     zone: store.zone,
     speed: control.clock?.speed ?? null,
     startedAt: control.startedAt ?? null,
+    seed: control.seed ?? null,
     storeVersion: store.version,
     counts: {
       flights: store.size,
@@ -200,8 +193,13 @@ function changeClock(control: SimulatorControl, input: unknown): Record<string, 
     throw new AdminError(400, zodMessage(parsed.error), ErrorCode.CONFIG_INVALID);
   const clock = control.clock;
   const { speed, skipMs } = parsed.data;
-  if (speed !== undefined) need(clock?.setSpeed, "clock.setSpeed").call(clock, speed);
-  if (skipMs !== undefined) need(clock?.skip, "clock.skip").call(clock, skipMs);
+  if (speed !== undefined) need(clock?.setSpeed, "setting the clock speed").call(clock, speed);
+  if (skipMs !== undefined) {
+    const move = clock?.skip ?? clock?.advance;
+    need(move, "moving the clock").call(clock, skipMs);
+    // Process what became due, so the skip is visible to the next API request.
+    control.tick?.();
+  }
   return { now: control.store.clock.now(), speed: clock?.speed ?? null };
 }
 
@@ -217,16 +215,8 @@ function objectBody(input: unknown): Record<string, unknown> {
   return input as Record<string, unknown>;
 }
 
-function parseList<T>(input: unknown, schema: z.ZodType<T>): T[] {
-  const items = Array.isArray(input) ? input : [input];
-  return items.map((item, index) => {
-    const parsed = schema.safeParse(item);
-    if (!parsed.success) {
-      const where = Array.isArray(input) ? `item ${index}: ` : "";
-      throw new AdminError(400, `${where}${zodMessage(parsed.error)}`, ErrorCode.CONFIG_INVALID);
-    }
-    return parsed.data;
-  });
+function listOf<T>(input: unknown): T[] {
+  return (Array.isArray(input) ? input : [input]) as T[];
 }
 
 function zodMessage(error: z.ZodError): string {

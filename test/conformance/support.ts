@@ -72,6 +72,25 @@ export async function collect<T = Flight>(
   return (await walk<T>(target, path, envelope, maxPages)).flatMap((p) => p.records);
 }
 
+/**
+ * Records of the first two pages and the last page (via its `last` link), in that
+ * order: a subsequence of the whole result, so order checks on it hold for the whole,
+ * while it spans from the lowest to the highest values.
+ */
+export async function collectEnds<T = Record<string, unknown>>(
+  target: ConformanceTarget,
+  path: string,
+  envelope: string,
+): Promise<T[]> {
+  const pages = await walk<T>(target, path, envelope, 2);
+  const records = pages.flatMap((p) => p.records);
+  const last = pages[0]?.links.last;
+  if (last !== undefined && pages.length === 2 && pages[1]?.links.next !== undefined) {
+    records.push(...recordsOf<T>(await target.get(last), envelope));
+  }
+  return records;
+}
+
 /** A sample of the service's flights for today (default query), to derive test parameters from. */
 export async function sampleFlights(target: ConformanceTarget): Promise<Flight[]> {
   const flights = await collect(target, "/flights", "flights", 3);

@@ -10,9 +10,8 @@
  */
 import { request } from "undici";
 import { API_BASE_PATH } from "../../src/api/contract.js";
-import { createSimulatorServer } from "../../src/simulator/simulator-server.js";
+import { startSimulator } from "../../src/simulator/start-simulator.js";
 import { DEFAULT_AIRPORT_TIMEZONE } from "../../src/time/local-time.js";
-import { fixtureStore } from "../simulator-server/fixture-store.js";
 
 /** A response with its body read as text. */
 export interface Reply {
@@ -51,16 +50,14 @@ export async function startTarget(): Promise<ConformanceTarget> {
     }
     return target(url.replace(/\/+$/, ""), zone, false, credentials, async () => {});
   }
-  // TEMPORARY until the Simulator facade lands: the hand-filled fixture store.
-  const { store } = fixtureStore();
-  const sim = createSimulatorServer({ store, auth: { tokens: ["conformance"] } });
-  const origin = await sim.listen(0);
+  // Live evolution off: the data must not change under a test walking its pages.
+  const running = await startSimulator({ seed: 20260310, zone, live: false });
   return target(
-    `${origin}${API_BASE_PATH}`,
+    running.baseUrl,
     zone,
     true,
-    { authorization: "Bearer conformance" },
-    () => sim.close(),
+    { authorization: `Bearer ${running.token}` },
+    running.close,
   );
 }
 

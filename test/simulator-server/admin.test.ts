@@ -162,7 +162,8 @@ describe("admin interface", () => {
       { kind: "update", target: {}, patch: {} },
     ]);
     expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.text).error).toMatch(/item 1: target/);
+    expect(JSON.parse(bad.text)).toMatchObject({ code: "FW_ERR_SIM_INVALID_ACTION" });
+    expect(JSON.parse(bad.text).error).toMatch(/\[1\]\.target/);
     expect(await gateOf()).not.toBe("X");
     expect((await admin("POST", "/actions", { kind: "explode" })).status).toBe(400);
   });
