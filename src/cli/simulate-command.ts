@@ -1,7 +1,335 @@
-/** `flightwatch simulate`: run the built-in Flight API v4 simulator. */
+/**
+ * `flightwatch simulate`: run the built-in Flight API v4 simulator until SIGINT or
+ * SIGTERM. Wiring only: flags become StartSimulatorOptions (every bad value is a
+ * ConfigError naming its flag), startSimulator does the work, and the command
+ * prints what to point a client at.
+ */
 import type { Command } from "commander";
+import { ConfigError } from "../errors.js";
+import type { FaultSettings } from "../simulator/faults.js";
+import {
+  type RunningSimulator,
+  type StartSimulatorOptions,
+  startSimulator,
+} from "../simulator/start-simulator.js";
+import { parseDuration } from "../time/duration.js";
+import { airportZone, DEFAULT_AIRPORT_TIMEZONE, parseApiDateTime } from "../time/local-time.js";
+
+/** Flags of `simulate` as commander hands them over (all strings, or booleans for switches). */
+export interface SimulateFlags {
+  port?: string;
+  host?: string;
+  pageSize?: string;
+  seed?: string;
+  flightsPerDay?: string;
+  speed?: string;
+  changeRate?: string;
+  start?: string;
+  zone?: string;
+  live?: boolean;
+  token?: string[];
+  appId?: string;
+  appKey?: string;
+  auth?: boolean;
+  admin?: boolean;
+  requireResourceVersion?: boolean;
+  requireAccept?: boolean;
+  fault5xx?: string;
+  fault5xxStatuses?: string;
+  fault429?: string;
+  retryAfter?: string;
+  latency?: string;
+  jitter?: string;
+  truncate?: string;
+  drop?: string;
+  stampLag?: string;
+  faultSeed?: string;
+  logRequests?: boolean;
+}
+
+const DEFAULT_PORT = 8080;
+
+const EXAMPLES = `
+Examples:
+  $ flightwatch simulate
+      serve on http://127.0.0.1:${DEFAULT_PORT} with a fresh token, live data of today
+  $ flightwatch simulate --port 0 --token dev-token --seed 7
+      any free port, a fixed token and a reproducible data set
+  $ flightwatch simulate --speed 60 --change-rate 3 --admin
+      an hour per minute, three times the usual disruption, admin interface on
+  $ flightwatch simulate --fault-5xx 0.1 --fault-429 0.05 --retry-after 2 \\
+      --latency 50ms --jitter 20ms --truncate 0.01 --drop 0.01 --stamp-lag 5s
+      a misbehaving upstream, to exercise a client's retries and overlap windows
+  $ flightwatch simulate --start 2026-10-25T01:30:00 --speed 10
+      the autumn DST change, airport-local start time
+  $ flightwatch simulate --no-auth --no-live --page-size 5
+      no credentials, data frozen as generated, small pages
+
+Environment: AIRPORT_TIMEZONE (default zone), FLIGHT_API_TOKEN (default token),
+FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY (an accepted app_id/app_key pair).
+Point the daemon or \`flightwatch api\` at the printed FLIGHT_API_BASE_URL and token.
+Admin interface (--admin): GET /_admin/state, GET|PUT|PATCH /_admin/faults,
+POST /_admin/actions, POST /_admin/scheduled, POST /_admin/clock; see docs/simulator-server.md.`;
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** Adds the `simulate` subcommand. */
 export function registerSimulateCommand(program: Command): void {
-  program.command("simulate").description("run the Flight API v4 simulator (not yet built)");
+  program
+    .command("simulate")
+    .description("run the built-in Flight API v4 simulator (Ctrl-C stops it)")
+    .option("--port <n>", "port to listen on; 0 picks a free one", String(DEFAULT_PORT))
+    .option("--host <address>", "interface to listen on", "127.0.0.1")
+    .option("--page-size <n>", "items per page of every collection", "20")
+    .option("--seed <n>", "seed of the generated data (same seed, same data)", "1")
+    .option("--flights-per-day <n>", "flight records per local day, codeshares included", "1400")
+    .option("--speed <x>", "simulated seconds per real second", "1")
+    .option(
+      "--change-rate <x>",
+      "multiplier on delays, gate/belt changes, disruptions (0 = punctual)",
+      "1",
+    )
+    .option(
+      "--start <date-time>",
+      "simulated start, airport-local yyyy-MM-ddTHH:mm[:ss] or with offset (default: now)",
+    )
+    .option("--zone <iana>", "airport time zone (default: AIRPORT_TIMEZONE or Europe/Amsterdam)")
+    .option("--no-live", "serve the data as generated: no evolution while running")
+    .option(
+      "--token <token>",
+      "bearer token to accept; repeat for several (default: FLIGHT_API_TOKEN or a generated one)",
+      collect,
+    )
+    .option("--app-id <id>", "app_id of an accepted app_id/app_key pair (with --app-key)")
+    .option("--app-key <key>", "app_key of an accepted app_id/app_key pair (with --app-id)")
+    .option("--no-auth", "accept requests without credentials")
+    .option("--admin", "serve the admin interface under /_admin (faults, actions, clock)")
+    .option("--require-resource-version", "refuse requests without ResourceVersion: v4 (403)")
+    .option("--no-require-accept", "let requests without an Accept header through (default: 406)")
+    .option("--fault-5xx <rate>", "share of requests answered 500/502/503, 0..1")
+    .option("--fault-5xx-statuses <list>", "statuses a 5xx fault picks from", "500,502,503")
+    .option("--fault-429 <rate>", "share of requests answered 429, 0..1")
+    .option("--retry-after <seconds>", "Retry-After seconds sent with a 429", "1")
+    .option("--latency <duration>", "delay before every response, e.g. 50ms")
+    .option("--jitter <duration>", "extra random delay up to this, e.g. 20ms")
+    .option(
+      "--truncate <rate>",
+      "share of 200 bodies cut mid-JSON before the connection closes, 0..1",
+    )
+    .option("--drop <rate>", "share of connections destroyed before any response, 0..1")
+    .option("--stamp-lag <duration>", "stamp lastUpdatedAt this far in the past, e.g. 5s")
+    .option("--fault-seed <n>", "seed of the fault decisions (default: --seed)")
+    .option("--log-requests", "print one line per API request to stderr")
+    .addHelpText("after", EXAMPLES)
+    .action(async (flags: SimulateFlags) => {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      try {
+        await runSimulate(simulateOptions(flags, process.env), {
+          write: (text) => process.stdout.write(text),
+          log: flags.logRequests ? (text) => process.stderr.write(text) : undefined,
+          signal: controller.signal,
+        });
+      } finally {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+      }
+    });
 }
+
+/** Turns flags (and environment defaults) into startSimulator options; throws ConfigError naming the flag. */
+export function simulateOptions(
+  flags: SimulateFlags,
+  env: Record<string, string | undefined> = {},
+): StartSimulatorOptions {
+  const zone = flags.zone || env.AIRPORT_TIMEZONE || DEFAULT_AIRPORT_TIMEZONE;
+  try {
+    airportZone(zone);
+  } catch {
+    throw new ConfigError("--zone", `"${zone}" is not an IANA time zone (e.g. Europe/Amsterdam)`);
+  }
+  const options: StartSimulatorOptions = {
+    port: integer("--port", flags.port ?? String(DEFAULT_PORT), 0, 65_535),
+    host: flags.host ?? "127.0.0.1",
+    pageSize: integer("--page-size", flags.pageSize ?? "20", 1, 10_000),
+    seed: integer("--seed", flags.seed ?? "1", -(2 ** 31), 2 ** 31 - 1),
+    flightsPerDay: integer("--flights-per-day", flags.flightsPerDay ?? "1400", 0, 1_000_000),
+    speed: number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0"),
+    changeRate: number("--change-rate", flags.changeRate ?? "1", (x) => x >= 0, "a number ≥ 0"),
+    zone,
+    live: flags.live ?? true,
+    admin: flags.admin ?? false,
+    resourceVersion: flags.requireResourceVersion ? "required" : "optional",
+    requireAccept: flags.requireAccept ?? true,
+  };
+  if (flags.start !== undefined) {
+    const ms = parseApiDateTime(flags.start, zone);
+    if (ms === undefined) {
+      throw new ConfigError(
+        "--start",
+        `"${flags.start}" is not a date-time (e.g. 2026-10-25T01:30:00)`,
+      );
+    }
+    options.startMs = ms;
+  }
+  if (flags.faultSeed !== undefined) {
+    options.faultSeed = integer("--fault-seed", flags.faultSeed, -(2 ** 31), 2 ** 31 - 1);
+  }
+  if (flags.auth === false) {
+    options.auth = false;
+  } else {
+    const tokens = flags.token ?? (env.FLIGHT_API_TOKEN ? [env.FLIGHT_API_TOKEN] : undefined);
+    const appId = flags.appId ?? env.FLIGHT_API_APP_ID;
+    const appKey = flags.appKey ?? env.FLIGHT_API_APP_KEY;
+    if ((appId === undefined) !== (appKey === undefined)) {
+      throw new ConfigError("--app-id/--app-key", "give both an app id and an app key, or neither");
+    }
+    if (tokens) options.tokens = tokens;
+    if (appId !== undefined && appKey !== undefined) options.appCredentials = [{ appId, appKey }];
+  }
+  options.faults = faultSettings(flags);
+  return options;
+}
+
+function faultSettings(flags: SimulateFlags): Partial<FaultSettings> {
+  const faults: Partial<FaultSettings> = {};
+  const rate = (flag: string, text: string | undefined): number | undefined =>
+    text === undefined
+      ? undefined
+      : number(flag, text, (x) => x >= 0 && x <= 1, "a rate from 0 to 1");
+  const duration = (flag: string, text: string | undefined): number | undefined =>
+    text === undefined ? undefined : parseDuration(text, flag);
+  const set = <K extends keyof FaultSettings>(
+    key: K,
+    value: FaultSettings[K] | undefined,
+  ): void => {
+    if (value !== undefined) faults[key] = value;
+  };
+  set("serverErrorRate", rate("--fault-5xx", flags.fault5xx));
+  set("rateLimitRate", rate("--fault-429", flags.fault429));
+  set("truncateRate", rate("--truncate", flags.truncate));
+  set("dropRate", rate("--drop", flags.drop));
+  set("latencyMs", duration("--latency", flags.latency));
+  set("jitterMs", duration("--jitter", flags.jitter));
+  set("stampLagMs", duration("--stamp-lag", flags.stampLag));
+  if (flags.retryAfter !== undefined) {
+    set("retryAfterSeconds", integer("--retry-after", flags.retryAfter, 0, 86_400));
+  }
+  if (flags.fault5xxStatuses !== undefined) {
+    set(
+      "serverErrorStatuses",
+      flags.fault5xxStatuses
+        .split(",")
+        .map((s) => integer("--fault-5xx-statuses", s.trim(), 500, 599)),
+    );
+  }
+  return faults;
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || n < min || n > max) {
+    throw new ConfigError(flag, `"${text}" is not an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+function number(flag: string, text: string, valid: (x: number) => boolean, want: string): number {
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n) || !valid(n)) {
+    throw new ConfigError(flag, `"${text}" is not ${want}`);
+  }
+  return n;
+}
+
+/** Where runSimulate writes, and what stops it. */
+export interface SimulateIo {
+  /** Start-up report (stdout in the CLI). */
+  write(text: string): void;
+  /** Request log lines, when wanted. */
+  log?: (text: string) => void;
+  /** Aborting stops the simulator; runSimulate resolves once it is closed. */
+  signal: AbortSignal;
+}
+
+/** Starts the simulator, reports how to reach it, and runs until the signal aborts. */
+export async function runSimulate(options: StartSimulatorOptions, io: SimulateIo): Promise<void> {
+  const started = performance.now();
+  const log = io.log;
+  let running: RunningSimulator;
+  try {
+    running = await startSimulator({
+      ...options,
+      onResponse: log
+        ? (e) =>
+            log(
+              `${new Date().toISOString()} ${e.method} ${e.url} ${e.status}${e.fault ? ` [${e.fault}]` : ""} ${e.durationMs.toFixed(1)}ms\n`,
+            )
+        : undefined,
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new ConfigError(
+        "--port",
+        `port ${options.port} is in use; choose another, or 0 for any free port`,
+      );
+    }
+    throw err;
+  }
+  io.write(report(running, options, performance.now() - started));
+  if (!io.signal.aborted) {
+    await new Promise<void>((resolve) =>
+      io.signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
+  }
+  await running.close();
+  io.write("flightwatch simulator stopped\n");
+}
+
+function report(
+  running: RunningSimulator,
+  options: StartSimulatorOptions,
+  startupMs: number,
+): string {
+  const { simulator, server } = running;
+  const f = running.faults.settings;
+  const faults: string[] = [];
+  if (f.serverErrorRate > 0)
+    faults.push(`5xx ${pct(f.serverErrorRate)} (${f.serverErrorStatuses.join("/")})`);
+  if (f.rateLimitRate > 0)
+    faults.push(`429 ${pct(f.rateLimitRate)} (Retry-After ${f.retryAfterSeconds}s)`);
+  if (f.latencyMs > 0 || f.jitterMs > 0)
+    faults.push(`latency ${f.latencyMs}ms${f.jitterMs > 0 ? ` + up to ${f.jitterMs}ms` : ""}`);
+  if (f.truncateRate > 0) faults.push(`truncated bodies ${pct(f.truncateRate)}`);
+  if (f.dropRate > 0) faults.push(`dropped connections ${pct(f.dropRate)}`);
+  if (f.stampLagMs > 0) faults.push(`lastUpdatedAt lag ${f.stampLagMs}ms`);
+  const lines = [
+    `flightwatch simulator: Flight API v4 on ${running.url} (started in ${Math.round(startupMs)} ms)`,
+    "",
+    `  FLIGHT_API_BASE_URL=${running.baseUrl}`,
+  ];
+  if (options.auth === false) lines.push("  (no credentials needed: --no-auth)");
+  else {
+    for (const token of server.tokens) lines.push(`  FLIGHT_API_TOKEN=${token}`);
+    for (const pair of options.appCredentials ?? []) {
+      lines.push(`  FLIGHT_API_APP_ID=${pair.appId}`, `  FLIGHT_API_APP_KEY=${pair.appKey}`);
+    }
+  }
+  lines.push(
+    "",
+    `  data    seed ${simulator.seed}, ${options.flightsPerDay ?? 1400} records/day, ${simulator.store.size} loaded, ` +
+      `zone ${simulator.store.zone}, speed ${options.speed ?? 1}x, ${options.live === false ? "frozen" : "live"}`,
+    `  pages   ${server.pageSize} items; Link URLs follow the request's Host header`,
+    `  faults  ${faults.length > 0 ? faults.join(", ") : "none"}`,
+    `  admin   ${options.admin ? `${running.url}/_admin` : "off (--admin)"}`,
+    "",
+    `Try: curl -H 'Accept: application/json'${running.token ? ` -H 'Authorization: Bearer ${running.token}'` : ""} ${running.baseUrl}/flights`,
+    "Ctrl-C stops.",
+    "",
+  );
+  return lines.join("\n");
+}
+
+const pct = (rate: number): string => `${Math.round(rate * 1000) / 10}%`;

@@ -51,7 +51,9 @@ export interface RunningSimulator {
 }
 
 /** Creates (unless given) and starts a simulator, and serves it over HTTP. */
-export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
+export async function startSimulator(
+  options: StartSimulatorOptions = {},
+): Promise<RunningSimulator> {
   const simulator = options.simulator ?? createSimulator(options);
   const auth =
     options.auth === false
