@@ -70,6 +70,9 @@ export interface TimetableLeg {
 
 /** Flights at or beyond this block time are long-haul. */
 const LONG_HAUL_MIN = 300;
+/** Local minutes between which hardly any flight is scheduled (00:30–05:30). */
+const NIGHT_FROM = 30;
+const NIGHT_TO = 330;
 /** Upper bound of records per day: beyond it flight numbers run out. */
 export const MAX_RECORDS_PER_DAY = 20_000;
 
@@ -141,7 +144,12 @@ function planRotation(
         : FOREIGN_SHORT_ARRIVAL_HOURS,
   );
   const gap = op.home ? 2 * blockMin + turn : turn;
-  const secondMinute = roundTo5(firstMinute + gap) % 1440;
+  // Schiphol's night regime: a return that would fall in the night waits for the
+  // morning instead (the aircraft night-stops at the other end).
+  let secondMinute = roundTo5(firstMinute + gap) % 1440;
+  if (secondMinute >= NIGHT_FROM && secondMinute < NIGHT_TO) {
+    secondMinute = NIGHT_TO + rng.int(0, 18) * 5;
+  }
   const directions: ("A" | "D")[] = op.home ? ["D", "A"] : ["A", "D"];
   const serviceType = op.freight
     ? rng.chance(op.charter ?? 0)

@@ -197,19 +197,19 @@ export const OPERATIONS: readonly Operation[] = [
  * make the morning and evening peaks; the night is nearly closed.
  */
 export const HOME_SHORT_DEPARTURE_HOURS = [
-  0.2, 0, 0, 0, 0, 0.5, 6, 7, 4, 5, 5, 3, 3, 4, 4, 3, 4, 6, 5, 4, 5, 3, 1, 0.3,
+  0.2, 0, 0, 0, 0, 0.5, 9, 11, 6, 5, 4, 2, 2, 3, 3, 2, 4, 7, 8, 5, 5, 2, 1, 0.3,
 ];
 /** Local departure hour weights of home-based long-haul flights (late morning and evening). */
 export const HOME_LONG_DEPARTURE_HOURS = [
-  0.1, 0, 0, 0, 0, 0, 0.2, 0.5, 1, 2, 5, 5, 4, 4, 3, 2, 2, 4, 4, 5, 5, 4, 2, 0.5,
+  0.1, 0, 0, 0, 0, 0, 0.2, 0.5, 1, 2, 5, 5, 4, 3, 2, 1, 1, 3, 4, 5, 5, 4, 2, 0.5,
 ];
 /** Local arrival hour weights of foreign short-haul carriers. */
 export const FOREIGN_SHORT_ARRIVAL_HOURS = [
-  0.3, 0, 0, 0, 0, 0.2, 2, 5, 6, 5, 5, 4, 4, 4, 4, 4, 5, 5, 5, 4, 4, 3, 2, 1,
+  0.3, 0, 0, 0, 0, 0.2, 2, 6, 8, 7, 5, 3, 3, 3, 3, 4, 6, 7, 7, 5, 4, 3, 2, 1,
 ];
 /** Local arrival hour weights of foreign long-haul carriers (overnight flights land early). */
 export const FOREIGN_LONG_ARRIVAL_HOURS = [
-  0.1, 0, 0, 0, 0.5, 3, 5, 5, 4, 3, 2, 2, 2, 3, 3, 3, 2, 1, 1, 1, 1, 0.5, 0.2, 0.1,
+  0.1, 0, 0, 0, 0.5, 4, 6, 6, 4, 3, 2, 1, 1, 2, 3, 3, 2, 1, 1, 1, 1, 0.5, 0.2, 0.1,
 ];
 
 /** A pier with its gate numbers, and the terminal (departure hall) it belongs to. */
