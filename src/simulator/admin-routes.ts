@@ -89,11 +89,15 @@ export async function handleAdmin(
     const result = await route(req, path, context);
     sendJson(res, result.status ?? 200, result.body);
   } catch (err) {
-    if (err instanceof AdminError)
+    if (err instanceof AdminError) {
       sendJson(res, err.status, { error: err.message, code: err.code });
-    else if (err instanceof FlightwatchError)
-      sendJson(res, 400, { error: err.message, code: err.code });
-    else sendJson(res, 500, { error: String(err), code: ErrorCode.SIM_ADMIN_REQUEST });
+    } else if (err instanceof FlightwatchError) {
+      // The facade's errors: an unknown flight is "not found", anything else a bad request.
+      const status = err.code === ErrorCode.SIM_UNKNOWN_FLIGHT ? 404 : 400;
+      sendJson(res, status, { error: err.message, code: err.code });
+    } else {
+      sendJson(res, 500, { error: String(err), code: ErrorCode.SIM_ADMIN_REQUEST });
+    }
   }
 }
 
