@@ -30,6 +30,11 @@ export interface FlightGeneratorOptions {
   flightsPerDay: number;
   /** Multiplier on random drift, gate changes and disruptions. */
   changeRate: number;
+  /**
+   * Mark codeshare records `isOperationalFlight: true` as captured real data does
+   * (default false: only the operating record is marked operational).
+   */
+  codesharesMarkedOperational?: boolean;
 }
 
 /** One generated flight: its plan and its records (operating first, then codeshares). */
@@ -163,7 +168,7 @@ export class FlightGenerator {
         prefixIATA: c.airline.iata,
         prefixICAO: c.airline.icao,
         airlineCode: c.airline.nvls,
-        isOperationalFlight: false,
+        isOperationalFlight: this.options.codesharesMarkedOperational === true,
       });
     });
     return { plan, records };

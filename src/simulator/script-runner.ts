@@ -80,8 +80,7 @@ export class ScriptRunner {
    */
   resolve(selector: FlightSelector): { record: Flight; codeshares: Flight[] } {
     const record = selector.id !== undefined ? this.byId(selector) : this.byName(selector);
-    const operating = record.isOperationalFlight !== false;
-    return { record, codeshares: operating ? this.codesharesOf(record) : [] };
+    return { record, codeshares: isOperating(record) ? this.codesharesOf(record) : [] };
   }
 
   private byId(selector: FlightSelector): Flight {
@@ -121,10 +120,10 @@ export class ScriptRunner {
 
   private operatingOf(record: Flight): Flight {
     const main = record.mainFlight;
-    if (record.isOperationalFlight !== false || !main || main === record.flightName) return record;
+    if (isOperating(record) || !main) return record;
     const op = this.store
       .findByName(main)
-      .find((f) => f.scheduleDate === record.scheduleDate && f.isOperationalFlight !== false);
+      .find((f) => f.scheduleDate === record.scheduleDate && isOperating(f));
     return op ?? record;
   }
 
@@ -135,7 +134,7 @@ export class ScriptRunner {
     for (const f of this.store.all()) {
       if (
         f.id !== record.id &&
-        f.isOperationalFlight === false &&
+        !isOperating(f) &&
         f.mainFlight === main &&
         f.scheduleDate === record.scheduleDate
       ) {
@@ -156,6 +155,16 @@ export class ScriptRunner {
       if (!this.store.get(id)) return id;
     }
   }
+}
+
+/**
+ * Whether a record is the operating flight rather than a codeshare. `mainFlight`
+ * decides when present: captured real data marks codeshare records
+ * `isOperationalFlight: true` too, so the flag alone cannot be trusted.
+ */
+export function isOperating(flight: Flight): boolean {
+  if (flight.mainFlight && flight.flightName) return flight.mainFlight === flight.flightName;
+  return flight.isOperationalFlight !== false;
 }
 
 /** Throws an InvalidActionError naming the first thing wrong with a ScriptAction. */

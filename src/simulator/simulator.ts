@@ -34,6 +34,12 @@ export interface SimulatorOptions {
   changeRate?: number;
   /** Progress flights and roll days over as time passes (default true). */
   evolve?: boolean;
+  /**
+   * Mark codeshare records `isOperationalFlight: true`, as captured responses of the
+   * real service do (default false). Clients must then tell codeshares apart by
+   * `mainFlight !== flightName`.
+   */
+  codesharesMarkedOperational?: boolean;
   /** Stamp `lastUpdatedAt` this many ms in the past (fault injection; default 0). */
   stampLagMs?: number;
   /** Real ms between the timer's ticks after `start()` (default 250). */
@@ -140,7 +146,13 @@ class DefaultSimulator implements Simulator {
     this.store = new FlightStore({ clock: this.clock, zone, stampLagMs: options.stampLagMs });
     this.store.reference = referenceData();
     this.startedAt = this.clock.now();
-    const generator = new FlightGenerator({ seed: this.seed, zone, flightsPerDay, changeRate });
+    const generator = new FlightGenerator({
+      seed: this.seed,
+      zone,
+      flightsPerDay,
+      changeRate,
+      codesharesMarkedOperational: options.codesharesMarkedOperational,
+    });
     this.evolution = new FlightEvolution(this.store, generator, { evolve: options.evolve ?? true });
     this.evolution.loadAround(toLocalDate(this.startedAt, zone), this.startedAt);
     this.scripts = new ScriptRunner(this.store, Random.derive(this.seed, "script-ids"));

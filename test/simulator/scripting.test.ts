@@ -76,6 +76,28 @@ describe("scripting: apply now", () => {
     expect(sim.store.get(op.id ?? "")?.gate).toBe("E18");
   });
 
+  it("tells codeshares by mainFlight when they are marked operational, as real data does", () => {
+    const clock = new ManualClock(START);
+    const sim = createSimulator({
+      seed: 21,
+      clock,
+      evolve: false,
+      codesharesMarkedOperational: true,
+    });
+    expect([...sim.store.all()].every((f) => f.isOperationalFlight === true)).toBe(true);
+    const op = [...sim.store.all()].find(
+      (x) =>
+        x.mainFlight === x.flightName &&
+        x.scheduleDate === TODAY &&
+        (x.codeshares?.codeshares?.length ?? 0) >= 2,
+    );
+    const partner = op?.codeshares?.codeshares?.[0] ?? "";
+    const ids = sim.apply(gate("E2", { flightName: partner, scheduleDate: TODAY }));
+    expect(ids[0]).toBe(op?.id);
+    expect(ids).toHaveLength(1 + (op?.codeshares?.codeshares?.length ?? 0));
+    for (const id of ids) expect(sim.store.get(id)?.gate).toBe("E2");
+  });
+
   it("picks today's flight when a flightName flies every day", () => {
     const { sim } = setup();
     const op = codeshared(sim.store.all());
