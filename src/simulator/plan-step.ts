@@ -28,11 +28,9 @@ export function stepPlan(
 ): Partial<Flight> | undefined {
   const states = current.publicFlightState?.flightStates ?? [];
   if (event.kind === "uncancel") {
-    return states.includes("CNX")
-      ? { publicFlightState: { flightStates: statesOf(plan) } }
-      : undefined;
+    return states.includes("CNX") ? { publicFlightState: stateList(plan) } : undefined;
   }
-  if (states.some((s) => STOPPED.has(s))) return undefined;
+  for (const s of states) if (STOPPED.has(s)) return undefined;
   const rt = plan.runtime;
   const s = plan.scheduleMs;
   const departure = plan.direction === "D";
@@ -46,32 +44,28 @@ export function stepPlan(
       if (event.transferPositions) {
         patch.transferPositions = { transferPositions: [...event.transferPositions] };
       }
-      return { ...patch, ...expectedGateTimes(plan, format) };
+      setExpectedGateTimes(patch, plan, format);
+      return patch;
     }
     case "gateChange":
       if (departure) rt.gch = true;
-      return { gate: event.text, pier: event.pier, ...stateList(plan) };
+      return { gate: event.text, pier: event.pier, publicFlightState: stateList(plan) };
     case "estimate": {
       rt.estimateMs = event.value ?? 0;
       const at = s + rt.estimateMs;
+      const patch: Partial<Flight> = { publicFlightState: stateList(plan) };
       if (departure) {
-        return {
-          publicEstimatedOffBlockTime: format(at),
-          ...(current.gate !== undefined ? expectedGateTimes(plan, format) : {}),
-          ...stateList(plan),
-        };
+        patch.publicEstimatedOffBlockTime = format(at);
+        if (current.gate !== undefined) setExpectedGateTimes(patch, plan, format);
+      } else {
+        patch.estimatedLandingTime = format(at);
+        if (current.baggageClaim !== undefined) patch.expectedTimeOnBelt = format(at + 20 * MIN);
       }
-      return {
-        estimatedLandingTime: format(at),
-        ...(current.baggageClaim !== undefined
-          ? { expectedTimeOnBelt: format(at + 20 * MIN) }
-          : {}),
-        ...stateList(plan),
-      };
+      return patch;
     }
     case "wil":
       rt.wil = true;
-      return stateList(plan);
+      return { publicFlightState: stateList(plan) };
     case "progress":
       return progress(plan, event, current, format);
     case "belt":
@@ -106,41 +100,35 @@ function progress(
   rt.wil = false;
   // A gate change is news until the next step of the flight.
   rt.gch = false;
+  if (rt.progress === "LND") rt.estimateMs = event.at - plan.scheduleMs;
+  const patch: Partial<Flight> = { publicFlightState: stateList(plan) };
   switch (rt.progress) {
     case "DEP":
-      return {
-        ...stateList(plan),
-        actualOffBlockTime: format(event.at),
-        expectedTimeGateOpen: undefined,
-        expectedTimeBoarding: undefined,
-        expectedTimeGateClosing: undefined,
-      };
+      patch.actualOffBlockTime = format(event.at);
+      patch.expectedTimeGateOpen = undefined;
+      patch.expectedTimeBoarding = undefined;
+      patch.expectedTimeGateClosing = undefined;
+      break;
     case "AIR":
-      return current.estimatedLandingTime === undefined
-        ? {
-            ...stateList(plan),
-            estimatedLandingTime: format(plan.scheduleMs + (rt.estimateMs ?? 0)),
-          }
-        : stateList(plan);
+      if (current.estimatedLandingTime === undefined) {
+        patch.estimatedLandingTime = format(plan.scheduleMs + (rt.estimateMs ?? 0));
+      }
+      break;
     case "LND": {
-      rt.estimateMs = event.at - plan.scheduleMs;
-      const patch: Partial<Flight> = {
-        ...stateList(plan),
-        actualLandingTime: format(event.at),
-        estimatedLandingTime: format(event.at),
-      };
+      const landed = format(event.at);
+      patch.actualLandingTime = landed;
+      patch.estimatedLandingTime = landed;
       if (!plan.freight && event.value !== undefined) {
         patch.expectedTimeOnBelt = format(event.value);
       }
-      return patch;
+      break;
     }
-    default:
-      return stateList(plan);
   }
+  return patch;
 }
 
-function stateList(plan: FlightPlan): Partial<Flight> {
-  return { publicFlightState: { flightStates: statesOf(plan) } };
+function stateList(plan: FlightPlan): { flightStates: string[] } {
+  return { flightStates: statesOf(plan) };
 }
 
 /**
@@ -165,14 +153,16 @@ export function statesOf(plan: FlightPlan): string[] {
   return out;
 }
 
-/** Expected gate-open, boarding and gate-closing times from the latest estimate. */
-function expectedGateTimes(plan: FlightPlan, format: ApiTimeFormat): Partial<Flight> {
+/** Sets expected gate-open, boarding and gate-closing times from the latest estimate. */
+function setExpectedGateTimes(
+  patch: Partial<Flight>,
+  plan: FlightPlan,
+  format: ApiTimeFormat,
+): void {
   const offBlock = plan.scheduleMs + (plan.runtime.estimateMs ?? 0);
-  return {
-    expectedTimeGateOpen: format(offBlock - 60 * MIN),
-    expectedTimeBoarding: format(offBlock - 40 * MIN),
-    expectedTimeGateClosing: format(offBlock - 20 * MIN),
-  };
+  patch.expectedTimeGateOpen = format(offBlock - 60 * MIN);
+  patch.expectedTimeBoarding = format(offBlock - 40 * MIN);
+  patch.expectedTimeGateClosing = format(offBlock - 20 * MIN);
 }
 
 /**
