@@ -4,7 +4,6 @@
  * retries (with an injected no-op sleep: no test waits for a backoff).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Collection } from "../../src/api/contract.js";
 import { FlightApiClient } from "../../src/api/flight-api-client.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/start-simulator.js";
 
@@ -34,14 +33,10 @@ function client(): FlightApiClient {
   });
 }
 
-/** Every item of a collection through the client's item walk. */
-async function readAll<C extends Collection>(
-  api: FlightApiClient,
-  collection: C,
-  query?: Parameters<FlightApiClient["items"]>[1],
-): Promise<unknown[]> {
+/** Every item of an item walk. */
+async function readAll(walk: AsyncIterable<unknown>): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const item of api.items(collection, query as never)) out.push(item);
+  for await (const item of walk) out.push(item);
   return out;
 }
 
@@ -52,17 +47,16 @@ const keyOf = (record: unknown): string => {
 
 async function expectEverythingRead(api: FlightApiClient): Promise<void> {
   const store = sim.simulator.store;
-  const flights = await readAll(api, "flights", {
-    fromScheduleDate: days[0],
-    toScheduleDate: days.at(-1),
-  });
+  const flights = await readAll(
+    api.items("flights", { fromScheduleDate: days[0], toScheduleDate: days.at(-1) }),
+  );
   const ids = flights.map(keyOf);
   expect(new Set(ids).size, "no duplicate flights").toBe(ids.length);
   expect(ids.length).toBe(store.size);
   expect(new Set(ids)).toEqual(new Set([...store.all()].map((f) => f.id)));
 
   const today = days[1] as string;
-  const todays = await readAll(api, "flights", { scheduleDate: today });
+  const todays = await readAll(api.items("flights", { scheduleDate: today }));
   expect(todays.length).toBe([...store.all()].filter((f) => f.scheduleDate === today).length);
 
   for (const [collection, records] of [
@@ -70,7 +64,7 @@ async function expectEverythingRead(api: FlightApiClient): Promise<void> {
     ["aircraftTypes", store.reference.aircraftTypes],
     ["destinations", store.reference.destinations],
   ] as const) {
-    const read = await readAll(api, collection);
+    const read = await readAll(api.items(collection));
     expect(read.length, collection).toBe(records.length);
     expect(new Set(read.map((r) => JSON.stringify(r))).size, `${collection} duplicates`).toBe(
       read.length,

@@ -247,3 +247,18 @@ describe("flightwatch simulate", () => {
     },
   );
 });
+
+describe("flightwatch simulate, bad flags", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("exits 2 with a message naming the flag", async () => {
+    let err = "";
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      err += String(chunk);
+      return true;
+    });
+    expect(await main(["simulate", "--fault-429", "2"])).toBe(2);
+    expect(err).toContain("--fault-429");
+    expect(err).toContain("FW_ERR_CONFIG_INVALID");
+  });
+});
