@@ -27,6 +27,7 @@ export interface SimulateFlags {
   start?: string;
   zone?: string;
   live?: boolean;
+  codesharesOperational?: boolean;
   token?: string[];
   appId?: string;
   appKey?: string;
@@ -96,6 +97,10 @@ export function registerSimulateCommand(program: Command): void {
     .option("--zone <iana>", "airport time zone (default: AIRPORT_TIMEZONE or Europe/Amsterdam)")
     .option("--no-live", "serve the data as generated: no evolution while running")
     .option(
+      "--codeshares-operational",
+      "mark codeshare records isOperationalFlight=true, as captured real data does",
+    )
+    .option(
       "--token <token>",
       "bearer token to accept; repeat for several (default: FLIGHT_API_TOKEN or a generated one)",
       collect,
@@ -160,6 +165,7 @@ export function simulateOptions(
     changeRate: number("--change-rate", flags.changeRate ?? "1", (x) => x >= 0, "a number ≥ 0"),
     zone,
     live: flags.live ?? true,
+    codesharesMarkedOperational: flags.codesharesOperational ?? false,
     admin: flags.admin ?? false,
     resourceVersion: flags.requireResourceVersion ? "required" : "optional",
     requireAccept: flags.requireAccept ?? true,
