@@ -241,9 +241,15 @@ function roundTo5(minutes: number): number {
   return Math.round(minutes / 5) * 5;
 }
 
-/** Hands out flight numbers so each airline's numbers are unique within a day. */
+/**
+ * Hands out flight numbers so each airline's numbers are unique within a day. Each
+ * range fills upwards from its start with small random gaps, as real schedules do, so
+ * the first number of a range (`KL1001`, `HV5001`) exists at the default volume.
+ */
 class FlightNumbers {
   private readonly used = new Map<string, Set<number>>();
+  /** Next candidate per airline and range. */
+  private readonly cursors = new Map<string, number>();
 
   constructor(private readonly rng: Random) {}
 
@@ -262,16 +268,20 @@ class FlightNumbers {
     // Rotations start on odd numbers, as airlines number outbound and return n / n+1.
     const step = count > 1 ? 2 : 1;
     const first = count > 1 && from % 2 === 0 ? from + 1 : from;
+    const key = `${airline}/${from}/${step}`;
     let n: number | undefined;
-    for (let attempt = 0; attempt < 8 && n === undefined; attempt++) {
-      const slots = Math.max(0, Math.floor((to - count + 1 - first) / step));
-      const candidate = first + this.rng.int(0, slots) * step;
-      if (free(candidate)) n = candidate;
+    for (
+      let c = this.cursors.get(key) ?? first;
+      n === undefined && c + count - 1 <= to;
+      c += step
+    ) {
+      if (free(c)) n = c;
     }
     for (let c = first; n === undefined && c <= 9999; c += step) if (free(c)) n = c;
     for (let c = 1; n === undefined && c <= 9999; c++) if (free(c)) n = c;
     if (n === undefined) throw new RangeError(`no free flight numbers left for ${airline}`);
     for (let i = 0; i < count; i++) used.add(n + i);
+    this.cursors.set(key, n + step * this.rng.int(1, 3));
     return n;
   }
 }

@@ -96,6 +96,17 @@ describe("generated flights", () => {
     }
   });
 
+  it("numbers each airline's flights from the start of its range, outbound odd, return even", () => {
+    for (const seed of [7, 8]) {
+      const names = new Set(
+        flights(seed, START).map((f) => `${f.flightName} ${f.flightDirection}`),
+      );
+      for (const expected of ["KL1001 D", "KL1002 A", "HV5001 D", "HV5002 A", "U27801 D"]) {
+        expect(names.has(expected), `${expected} (seed ${seed})`).toBe(true);
+      }
+    }
+  });
+
   it("makes codeshare records that share mainFlight and operational fields with the operating record", () => {
     const byKey = new Map(operating.map((f) => [`${f.scheduleDate} ${f.flightName}`, f]));
     expect(codeshares.length).toBeGreaterThan(100);
