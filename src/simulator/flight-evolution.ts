@@ -5,7 +5,6 @@
  * through the store, so every change stamps `lastUpdatedAt`. A tick costs
  * O(k log n) for k due entries among n flights; an idle tick costs O(1).
  */
-import type { Flight } from "../api/types.js";
 import { Agenda } from "./agenda.js";
 import { addDays } from "./airport-day.js";
 import type { FlightGenerator, GeneratedFlight } from "./flight-generator.js";
@@ -127,22 +126,22 @@ export class FlightEvolution {
     return changes;
   }
 
+  /**
+   * Puts a day's records in the store: adopted as generated at start-up, stamped
+   * `stampAt` when they appear later (a roll-over). Plans go on the agenda.
+   */
   private load(date: string, flights: GeneratedFlight[], stampAt: number | undefined): number {
-    const ids: string[] = [];
+    const ids = this.dayIds.get(date) ?? [];
+    this.dayIds.set(date, ids);
+    let count = 0;
     for (const { plan, records } of flights) {
-      for (const record of records) {
-        this.put(record, stampAt);
-        ids.push(record.id ?? "");
-      }
+      if (stampAt === undefined) this.store.adopt(records);
+      else for (const record of records) this.store.upsert(record, { stampAt });
+      for (const record of records) ids.push(record.id ?? "");
+      count += records.length;
       const next = plan.events[plan.cursor];
       if (this.options.evolve && next) this.agenda.push(next.at, { kind: "plan", plan });
     }
-    this.dayIds.set(date, [...(this.dayIds.get(date) ?? []), ...ids]);
-    return ids.length;
-  }
-
-  private put(record: Flight, stampAt: number | undefined): void {
-    if (stampAt === undefined) this.store.upsert(record, { stamp: false });
-    else this.store.upsert(record, { stampAt });
+    return count;
   }
 }

@@ -5,7 +5,7 @@
  * are already past are replayed, so yesterday's flights have landed and today's
  * morning flights are boarding when the simulator starts.
  */
-import type { CheckinAllocations, Flight } from "../api/types.js";
+import type { CheckinAllocations, Desk, Flight } from "../api/types.js";
 import { AirportDay, dayNumber } from "./airport-day.js";
 import {
   type ApiTimeFormat,
@@ -16,7 +16,7 @@ import {
 import { buildFlightPlan, type FlightPlan } from "./flight-plan.js";
 import { buildTimetable, type TimetableLeg } from "./flight-timetable.js";
 import { compactRecord, mergePatch, stepPlan } from "./plan-step.js";
-import { Random } from "./random.js";
+import { hashSeed, mixSeed, Random } from "./random.js";
 import { CHECKIN_ROWS_BY_TERMINAL } from "./traffic-model.js";
 
 const MIN = 60_000;
@@ -41,6 +41,17 @@ export interface FlightGeneratorOptions {
 export interface GeneratedFlight {
   plan: FlightPlan;
   records: Flight[];
+}
+
+/** What every flight of one generated day shares. */
+interface DayContext {
+  day: AirportDay;
+  ids: FlightIds;
+  nowMs: number;
+  flightSeed: number;
+  rotationSeed: number;
+  /** Registration per rotation: both legs fly the same aircraft. */
+  registrations: Map<number, string>;
 }
 
 /** Fields that belong to one flight number; codeshare records keep their own. */
@@ -75,28 +86,37 @@ export class FlightGenerator {
 
   /** All flights of a local date, as they stand at `nowMs`. */
   generateDay(date: string, nowMs: number): GeneratedFlight[] {
-    const day = this.day(date);
-    const ids = new FlightIds(date);
-    return this.timetable.map((leg) => this.generateFlight(leg, day, ids, nowMs));
+    const { seed } = this.options;
+    const context: DayContext = {
+      day: this.day(date),
+      ids: new FlightIds(date),
+      nowMs,
+      // Per-flight streams are the day's seed mixed with the flight's key: as
+      // independent as named streams, without hashing a string per flight.
+      flightSeed: hashSeed(`${seed}|flight|${date}`),
+      rotationSeed: hashSeed(`${seed}|rotation|${date}`),
+      registrations: new Map(),
+    };
+    return this.timetable.map((leg) => this.generateFlight(leg, context));
   }
 
-  private generateFlight(
-    leg: TimetableLeg,
-    day: AirportDay,
-    ids: FlightIds,
-    nowMs: number,
-  ): GeneratedFlight {
-    const { seed, changeRate } = this.options;
+  private generateFlight(leg: TimetableLeg, context: DayContext): GeneratedFlight {
+    const { changeRate } = this.options;
+    const { day, ids, nowMs } = context;
     const fmt = this.format;
-    const rng = Random.derive(seed, "flight", day.date, leg.key);
+    const rng = new Random(mixSeed(context.flightSeed, leg.key));
     const occurrence = rng.chance(0.5) ? "later" : "earlier";
     const scheduleMs = day.instantOf(leg.minuteOfDay, occurrence);
     const scheduled = fmt(scheduleMs);
     const id = ids.next(rng);
     const codeshareIds = leg.codeshares.map(() => ids.next(rng));
     // Both legs of a rotation fly the same aircraft.
-    const aircraftRng = Random.derive(seed, "rotation", day.date, leg.rotation);
-    const registration = aircraftRng.pattern(aircraftRng.pick(leg.registrations));
+    let registration = context.registrations.get(leg.rotation);
+    if (registration === undefined) {
+      const aircraftRng = new Random(mixSeed(context.rotationSeed, leg.rotation));
+      registration = aircraftRng.pattern(aircraftRng.pick(leg.registrations));
+      context.registrations.set(leg.rotation, registration);
+    }
 
     let record: Flight = {
       id,
@@ -219,6 +239,26 @@ class FlightIds {
 const BUSINESS = Object.freeze({ code: "BUS", description: "Business" });
 const ECONOMY = Object.freeze({ code: "ECO", description: "Economy" });
 
+const DESKS = new Map<string, { desks: Desk[] }>();
+
+/**
+ * A row's desks: 1..count, the first `business` of them for business class. Rows
+ * with the same layout share one frozen list; records are read-only once generated.
+ */
+function desksOf(count: number, business: number): { desks: Desk[] } {
+  const key = `${count}/${business}`;
+  let desks = DESKS.get(key);
+  if (!desks) {
+    const list: Desk[] = [];
+    for (let d = 1; d <= count; d++) {
+      list.push(Object.freeze({ position: d, checkinClass: d <= business ? BUSINESS : ECONOMY }));
+    }
+    desks = Object.freeze({ desks: Object.freeze(list) as Desk[] });
+    DESKS.set(key, desks);
+  }
+  return desks;
+}
+
 const REMARKS = [
   "Self-service bag drop available",
   "Check-in online recommended",
@@ -238,11 +278,7 @@ function checkinAllocations(
   const rows = [];
   for (let r = 0; r < rowCount; r++) {
     const deskCount = leg.longHaul ? rng.int(8, 12) : rng.int(4, 10);
-    const desks = [];
-    for (let d = 1; d <= deskCount; d++) {
-      desks.push({ position: d, checkinClass: d <= business ? BUSINESS : ECONOMY });
-    }
-    rows.push({ position: String(start + r), desks: { desks } });
+    rows.push({ position: String(start + r), desks: desksOf(deskCount, business) });
   }
   const opensBefore = (leg.longHaul ? rng.int(36, 48) : rng.int(24, 36)) * 5 * MIN;
   const closesBefore = (leg.longHaul ? 60 : 40) * MIN;

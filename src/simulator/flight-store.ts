@@ -91,6 +91,20 @@ export class FlightStore {
   }
 
   /**
+   * Adds generated records as they are, neither copied nor stamped: the store takes
+   * ownership, so the caller must not change them afterwards. Listeners hear each one.
+   * For loading thousands of fresh records at start-up; `id` is required.
+   */
+  adopt(flights: Iterable<Flight>): void {
+    for (const flight of flights) {
+      if (!flight.id) throw new Error("FlightStore.adopt: flight.id is required");
+      const before = this.flights.get(flight.id);
+      this.flights.set(flight.id, flight);
+      this.changed({ id: flight.id, before, after: flight });
+    }
+  }
+
+  /**
    * Changes a flight: `patch` fields replace the record's (a field set to `undefined`
    * is deleted), then `lastUpdatedAt` is stamped. Returns the new record, or
    * undefined when no flight has this id. `stampAt` stamps as of that simulated time

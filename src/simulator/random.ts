@@ -24,6 +24,17 @@ export function hashSeed(text: string): number {
   return h | 0;
 }
 
+/** Mixes a number into a seed (murmur3 finaliser): cheap per-item seeds below a derived one. */
+export function mixSeed(seed: number, n: number): number {
+  let h = (seed ^ Math.imul(n | 0, 0x9e3779b1)) | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
 /** A seeded pseudo-random stream (xoroshiro128+) with the draws the generator needs. */
 export class Random {
   private readonly rng: RandomGenerator;
