@@ -117,6 +117,12 @@ describe("scripting: apply now", () => {
       patch: { terminal: null } as unknown as Partial<Flight>,
     });
     expect(sim.store.get(op.id ?? "")).not.toHaveProperty("terminal");
+    // Addressing the operating record by id takes its codeshares along too.
+    for (const name of op.codeshares?.codeshares ?? []) {
+      const cs = sim.store.findByName(name).find((f) => f.scheduleDate === TODAY);
+      expect(cs).toBeDefined();
+      expect(cs).not.toHaveProperty("terminal");
+    }
   });
 
   it("removes a flight with its codeshares; by a codeshare's id only that record", () => {
