@@ -5,6 +5,8 @@
  */
 import { cpus } from "node:os";
 import { diffBenchmark } from "./diff-bench.js";
+import { simulatorDataBenchmark } from "./simulator-data-bench.js";
+import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 
 /** One benchmark: a name and a function that prints its own figures. */
 export interface Benchmark {
@@ -12,7 +14,7 @@ export interface Benchmark {
   run(): Promise<void>;
 }
 
-const benchmarks: Benchmark[] = [diffBenchmark];
+const benchmarks: Benchmark[] = [simulatorDataBenchmark, simulatorServerBenchmark, diffBenchmark];
 
 const filter = process.argv[2];
 console.log(

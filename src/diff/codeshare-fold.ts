@@ -32,11 +32,15 @@ function scheduleDateOf(flight: Flight, zone: string): string | undefined {
   return ms === undefined ? undefined : toLocalDate(ms, zone);
 }
 
-/** Whether a record is the operating one of its physical flight. */
+/**
+ * Whether a record is the operating one of its physical flight: its own flight name
+ * is the main flight. `isOperationalFlight` is no guide: captured real responses mark
+ * codeshare records (DL9507 with mainFlight KL0588) operational too, so it is only
+ * consulted when a record lacks the names to decide by.
+ */
 export function isOperatingRecord(flight: Flight): boolean {
-  if (flight.isOperationalFlight === true) return true;
-  if (flight.isOperationalFlight === false) return false;
-  return !flight.mainFlight || flight.mainFlight === flight.flightName;
+  if (flight.mainFlight && flight.flightName) return flight.mainFlight === flight.flightName;
+  return flight.isOperationalFlight !== false;
 }
 
 /**

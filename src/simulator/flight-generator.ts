@@ -6,13 +6,8 @@
  * morning flights are boarding when the simulator starts.
  */
 import type { CheckinAllocations, Desk, Flight } from "../api/types.js";
+import { type ApiTimeFormat, apiTimeFormatter, offsetMinutes } from "../time/local-time.js";
 import { AirportDay, dayNumber } from "./airport-day.js";
-import {
-  type ApiTimeFormat,
-  apiTimeFormatter,
-  cachedOffsets,
-  type OffsetLookup,
-} from "./api-time-formatter.js";
 import { buildFlightPlan, type FlightPlan } from "./flight-plan.js";
 import { buildTimetable, type TimetableLeg } from "./flight-timetable.js";
 import { compactRecord, mergePatch, stepPlan } from "./plan-step.js";
@@ -71,12 +66,12 @@ export const IDENTITY_FIELDS: ReadonlySet<string> = new Set([
 export class FlightGenerator {
   readonly timetable: readonly TimetableLeg[];
   readonly format: ApiTimeFormat;
-  readonly offsets: OffsetLookup;
+  readonly offsets: (instantMs: number) => number;
 
   constructor(private readonly options: FlightGeneratorOptions) {
     this.timetable = timetableFor(options.seed, options.flightsPerDay);
-    this.offsets = cachedOffsets(options.zone);
-    this.format = apiTimeFormatter(options.zone, this.offsets);
+    this.offsets = (instantMs) => offsetMinutes(instantMs, options.zone);
+    this.format = apiTimeFormatter(options.zone);
   }
 
   /** The local date as an AirportDay in the generator's zone. */

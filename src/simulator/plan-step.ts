@@ -4,7 +4,7 @@
  * flight generated "already boarding" looks exactly like one that got there live.
  */
 import type { Flight } from "../api/types.js";
-import type { ApiTimeFormat } from "./api-time-formatter.js";
+import type { ApiTimeFormat } from "../time/local-time.js";
 import type { FlightPlan, PlanEvent } from "./flight-plan.js";
 
 const MIN = 60_000;

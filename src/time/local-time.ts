@@ -58,7 +58,6 @@ export function offsetMinutes(instantMs: number, zoneName: string): number {
 }
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
-const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
 
 /** Wall-clock fields of an instant in a zone, as a UTC-based Date for easy reading. */
 function wallClock(instantMs: number, zoneName: string): Date {
@@ -82,16 +81,50 @@ export function toLocalDate(instantMs: number, zoneName: string): string {
   return toLocalDateTime(instantMs, zoneName).slice(0, 10);
 }
 
-/** Formats an instant as the API does: `yyyy-MM-dd'T'HH:mm:ss.SSS+01:00` in the zone. */
+/** Formats epoch ms as the API does, in one zone (see `formatApiDateTime`). */
+export type ApiTimeFormat = (instantMs: number) => string;
+
+const DAY_MS = 86_400_000;
+const TWO = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, "0"));
+const THREE = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+const dayPrefixCache = new Map<number, string>();
+const suffixCache = new Map<number, string>();
+
+/**
+ * Formats an instant as the API does: `yyyy-MM-dd'T'HH:mm:ss.SSS+01:00` in the zone.
+ * Hot in the simulator (ten stamps a record) and the differ, so it builds the text
+ * from cached day prefixes and padded-number tables instead of a Date per call.
+ */
 export function formatApiDateTime(instantMs: number, zoneName: string): string {
   const offset = offsetMinutes(instantMs, zoneName);
-  const w = new Date(instantMs + offset * 60_000);
-  const sign = offset < 0 ? "-" : "+";
-  const abs = Math.abs(offset);
-  return (
-    `${wallClockText(w)}.${pad3(w.getUTCMilliseconds())}` +
-    `${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
-  );
+  const wall = instantMs + offset * 60_000;
+  const day = Math.floor(wall / DAY_MS);
+  let prefix = dayPrefixCache.get(day);
+  if (prefix === undefined) {
+    prefix = `${new Date(day * DAY_MS).toISOString().slice(0, 10)}T`;
+    if (dayPrefixCache.size >= 100_000) dayPrefixCache.clear();
+    dayPrefixCache.set(day, prefix);
+  }
+  let suffix = suffixCache.get(offset);
+  if (suffix === undefined) {
+    const abs = Math.abs(offset);
+    suffix = `${offset < 0 ? "-" : "+"}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
+    suffixCache.set(offset, suffix);
+  }
+  let rest = wall - day * DAY_MS;
+  const ms = rest % 1000;
+  rest = (rest - ms) / 1000;
+  const sec = rest % 60;
+  rest = (rest - sec) / 60;
+  const min = rest % 60;
+  const hour = (rest - min) / 60;
+  return `${prefix}${TWO[hour]}:${TWO[min]}:${TWO[sec]}.${THREE[ms]}${suffix}`;
+}
+
+/** A formatter bound to one zone, for code that formats many instants. */
+export function apiTimeFormatter(zoneName: string): ApiTimeFormat {
+  airportZone(zoneName);
+  return (instantMs) => formatApiDateTime(instantMs, zoneName);
 }
 
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;

@@ -238,6 +238,19 @@ describe("foldCodeshares", () => {
     expect(folded[0]?.fromOperating).toBe(true);
   });
 
+  it("tells codeshares by mainFlight even when they are marked operational, as real data does", () => {
+    const marked = {
+      ...codeshare("DL9341", "200000000000000001"),
+      isOperationalFlight: true,
+      gate: "Z9",
+    };
+    const folded = foldCodeshares([marked, operating], ZONE);
+    expect(folded).toHaveLength(1);
+    expect(folded[0]?.identity.id).toBe(operating.id);
+    expect(folded[0]?.fields.gate).toBe("D7");
+    expect(foldCodeshares([marked], ZONE)[0]?.fromOperating).toBe(false);
+  });
+
   it("keeps flights of other days or directions apart", () => {
     const tomorrow = departure({ id: "9", scheduleDate: "2026-11-22" });
     const arrival = departure({ id: "8", flightDirection: "A" });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { AirportDay, addDays, dayNumber } from "../../src/simulator/airport-day.js";
-import { cachedOffsets } from "../../src/simulator/api-time-formatter.js";
-import { formatApiDateTime } from "../../src/time/local-time.js";
+import { formatApiDateTime, offsetMinutes } from "../../src/time/local-time.js";
 
 const ZONE = "Europe/Amsterdam";
-const day = (date: string): AirportDay => new AirportDay(date, ZONE, cachedOffsets(ZONE));
+const day = (date: string): AirportDay =>
+  new AirportDay(date, ZONE, (ms: number) => offsetMinutes(ms, ZONE));
 const at = (d: AirportDay, hh: number, mm: number, o?: "earlier" | "later"): string =>
   formatApiDateTime(d.instantOf(hh * 60 + mm, o), ZONE);
 

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/errors.js";
 import {
@@ -6,6 +7,7 @@ import {
   formatApiDateTime,
   fromLocalDateTime,
   localWindow,
+  offsetMinutes,
   parseApiDateTime,
   toLocalDate,
   toLocalDateTime,
@@ -197,6 +199,54 @@ describe("parseApiDateTime / formatApiDateTime", () => {
           expect(parseApiDateTime(formatApiDateTime(ms, AMS), AMS)).toBe(ms);
         },
       ),
+    );
+  });
+});
+
+describe("formatApiDateTime against luxon as an independent oracle", () => {
+  // Whole-hour, half-hour and 45-minute offsets, and DST steps of 30 minutes.
+  const ZONES = [
+    "Europe/Amsterdam",
+    "America/New_York",
+    "America/St_Johns",
+    "Australia/Lord_Howe",
+    "Asia/Kathmandu",
+    "UTC",
+  ];
+  const oracle = (ms: number, zone: string): string =>
+    DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSSZZ");
+
+  it("matches for any instant in 2000–2100 in any zone (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ZONES),
+        fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        (zone, ms) => {
+          expect(formatApiDateTime(ms, zone)).toBe(oracle(ms, zone));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("matches millisecond by millisecond at the 2026 Amsterdam jumps", () => {
+    for (const jump of [Date.UTC(2026, 2, 29, 1), Date.UTC(2026, 9, 25, 1)]) {
+      for (let ms = jump - 3; ms <= jump + 3; ms++) {
+        expect(formatApiDateTime(ms, AMS)).toBe(oracle(ms, AMS));
+      }
+      for (let ms = jump - 2 * 3_600_000; ms <= jump + 2 * 3_600_000; ms += 61_001) {
+        expect(formatApiDateTime(ms, AMS)).toBe(oracle(ms, AMS));
+      }
+    }
+  });
+
+  it("caches offsets without ever answering wrongly inside a transition bucket (property)", () => {
+    const zone = "Australia/Lord_Howe";
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(2025, 0, 1), max: Date.UTC(2027, 0, 1) }), (ms) => {
+        expect(offsetMinutes(ms, zone)).toBe(DateTime.fromMillis(ms, { zone }).offset);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
