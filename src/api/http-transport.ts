@@ -109,16 +109,9 @@ export class HttpTransport {
       const durationMs = Math.round(performance.now() - started);
       const verdict = classifyAttempt(result.outcome);
       const status = result.outcome.kind === "network" ? undefined : result.outcome.status;
+      const exchange = { operation: req.operation, url: req.url, attempt, durationMs, status };
       if (verdict.ok) {
-        this.#emit({
-          operation: req.operation,
-          url: req.url,
-          attempt,
-          durationMs,
-          status,
-          outcome: "ok",
-          willRetry: false,
-        });
+        this.#emit({ ...exchange, outcome: "ok", willRetry: false });
         return {
           url: req.url,
           status: status ?? 0,
@@ -136,16 +129,7 @@ export class HttpTransport {
             this.#options,
           )
         : undefined;
-      this.#emit({
-        operation: req.operation,
-        url: req.url,
-        attempt,
-        durationMs,
-        status,
-        outcome: verdict.reason,
-        willRetry,
-        retryDelayMs,
-      });
+      this.#emit({ ...exchange, outcome: verdict.reason, willRetry, retryDelayMs });
       if (retryDelayMs === undefined) {
         throw this.#finalError(req, verdict.reason, attempt, status, result);
       }

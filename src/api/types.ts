@@ -4,7 +4,11 @@
  * the client. Unknown fields are kept (index signature) so newer upstream schema
  * versions pass through untouched.
  */
-import type { FlightDirection } from "./contract.js";
+import {
+  type FlightDirection,
+  SEARCH_DATE_TIME_FIELDS,
+  type SearchDateTimeField,
+} from "./contract.js";
 
 export interface AircraftTypeRef {
   iataMain?: string;
@@ -115,17 +119,9 @@ export interface Destination {
   [extra: string]: unknown;
 }
 
-/** Names of the fields of Flight that hold a date-time with an offset. */
-export const FLIGHT_DATE_TIME_FIELDS = [
-  "lastUpdatedAt",
-  "scheduleDateTime",
-  "actualLandingTime",
-  "actualOffBlockTime",
-  "estimatedLandingTime",
-  "publicEstimatedOffBlockTime",
-  "expectedTimeBoarding",
-  "expectedTimeGateClosing",
-  "expectedTimeGateOpen",
-  "expectedTimeOnBelt",
-] as const;
-export type FlightDateTimeField = (typeof FLIGHT_DATE_TIME_FIELDS)[number];
+/**
+ * Names of the fields of Flight that hold a date-time with an offset: exactly the
+ * fields `/flights` can be searched by (`searchDateTimeField`).
+ */
+export const FLIGHT_DATE_TIME_FIELDS = SEARCH_DATE_TIME_FIELDS;
+export type FlightDateTimeField = SearchDateTimeField;

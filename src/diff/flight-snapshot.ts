@@ -4,21 +4,16 @@
  * one instant are equal), sets are sorted (so reordered arrays are equal), and a
  * field the upstream omitted is simply not there — "unknown", never "removed".
  */
-import type { Flight } from "../api/types.js";
+import { FLIGHT_DATE_TIME_FIELDS, type Flight, type FlightDateTimeField } from "../api/types.js";
 import { parseApiDateTime } from "../time/local-time.js";
 
-/** Time fields a flight can carry, other than its schedule and `lastUpdatedAt`. */
-export const TIME_FIELDS = [
-  "estimatedLandingTime",
-  "actualLandingTime",
-  "publicEstimatedOffBlockTime",
-  "actualOffBlockTime",
-  "expectedTimeBoarding",
-  "expectedTimeGateClosing",
-  "expectedTimeGateOpen",
-  "expectedTimeOnBelt",
-] as const;
-export type TimeField = (typeof TIME_FIELDS)[number];
+/** A time field whose changes are reported: any but the schedule and `lastUpdatedAt`. */
+export type TimeField = Exclude<FlightDateTimeField, "scheduleDateTime" | "lastUpdatedAt">;
+
+/** The reported time fields, in the contract's order. */
+export const TIME_FIELDS: readonly TimeField[] = FLIGHT_DATE_TIME_FIELDS.filter(
+  (field): field is TimeField => field !== "scheduleDateTime" && field !== "lastUpdatedAt",
+);
 
 /** Check-in summary: what a passenger or desk planner notices. */
 export interface CheckinSummary {

@@ -9,10 +9,11 @@ import type { FlightApiClientOptions } from "../../src/api/client-options.js";
 import { FlightApiClient } from "../../src/api/flight-api-client.js";
 import { ErrorCode, FlightwatchError, UpstreamError } from "../../src/errors.js";
 import {
-  type ContractServer,
   type Fault,
+  type ServerAndClient,
   sampleFlights,
   startContractServer,
+  startServerAndClient,
 } from "../support/contract-server.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -25,22 +26,13 @@ const FLIGHTS = sampleFlights(5);
 async function setup(
   faults: Fault[],
   clientOptions: Partial<FlightApiClientOptions> = {},
-): Promise<{ server: ContractServer; client: FlightApiClient; sleeps: number[] }> {
-  const server = await startContractServer({ flights: FLIGHTS, faults });
-  const sleeps: number[] = [];
-  const client = new FlightApiClient({
-    baseUrl: server.baseUrl,
-    random: () => 0.5,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    ...clientOptions,
-  });
-  cleanups.push(
-    () => server.close(),
-    () => client.close(),
+): Promise<ServerAndClient> {
+  const started = await startServerAndClient(
+    { flights: FLIGHTS, faults },
+    { random: () => 0.5, ...clientOptions },
   );
-  return { server, client, sleeps };
+  cleanups.push(() => started.close());
+  return started;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {

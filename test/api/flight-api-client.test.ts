@@ -2,14 +2,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlightApiClientOptions } from "../../src/api/client-options.js";
 import type { ExchangeEvent } from "../../src/api/exchange-event.js";
-import { FlightApiClient } from "../../src/api/flight-api-client.js";
+import type { FlightApiClient } from "../../src/api/flight-api-client.js";
 import type { Flight } from "../../src/api/types.js";
 import { ErrorCode, FlightwatchError, InvalidParamError, NotFoundError } from "../../src/errors.js";
 import {
   type ContractServer,
   type ContractServerOptions,
+  type ServerAndClient,
   sampleFlights,
   startContractServer,
+  startServerAndClient,
 } from "../support/contract-server.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -20,21 +22,10 @@ afterEach(async () => {
 async function setup(
   serverOptions: ContractServerOptions = {},
   clientOptions: Partial<FlightApiClientOptions> = {},
-): Promise<{ server: ContractServer; client: FlightApiClient; sleeps: number[] }> {
-  const server = await startContractServer(serverOptions);
-  const sleeps: number[] = [];
-  const client = new FlightApiClient({
-    baseUrl: server.baseUrl,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    ...clientOptions,
-  });
-  cleanups.push(
-    () => server.close(),
-    () => client.close(),
-  );
-  return { server, client, sleeps };
+): Promise<ServerAndClient> {
+  const started = await startServerAndClient(serverOptions, clientOptions);
+  cleanups.push(() => started.close());
+  return started;
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

@@ -8,7 +8,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { FlightApiClientOptions } from "../../src/api/client-options.js";
 import { API_BASE_PATH, FLIGHT_IDS_MAX_RANGE_MS } from "../../src/api/contract.js";
+import { FlightApiClient } from "../../src/api/flight-api-client.js";
 import type { AircraftType, Airline, Destination, Flight } from "../../src/api/types.js";
 import { fromLocalDateTime, parseApiDateTime } from "../../src/time/local-time.js";
 
@@ -256,4 +258,38 @@ export function sampleFlights(n: number): Flight[] {
       route: { destinations: ["LHR"], eu: "E", visa: false },
     } satisfies Flight;
   });
+}
+
+/** A contract server and a client pointed at it, with sleeps recorded instead of waited. */
+export interface ServerAndClient {
+  server: ContractServer;
+  client: FlightApiClient;
+  /** Every delay the client asked to sleep, in order. */
+  sleeps: number[];
+  close(): Promise<void>;
+}
+
+/** Starts a contract server and a client whose retries never really sleep. */
+export async function startServerAndClient(
+  serverOptions: ContractServerOptions = {},
+  clientOptions: Partial<FlightApiClientOptions> = {},
+): Promise<ServerAndClient> {
+  const server = await startContractServer(serverOptions);
+  const sleeps: number[] = [];
+  const client = new FlightApiClient({
+    baseUrl: server.baseUrl,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    ...clientOptions,
+  });
+  return {
+    server,
+    client,
+    sleeps,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
 }
