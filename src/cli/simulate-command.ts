@@ -70,7 +70,7 @@ Environment: AIRPORT_TIMEZONE (default zone), FLIGHT_API_TOKEN (default token),
 FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY (an accepted app_id/app_key pair).
 Point the daemon or \`flightwatch api\` at the printed FLIGHT_API_BASE_URL and token.
 Admin interface (--admin): GET /_admin/state, GET|PUT|PATCH /_admin/faults,
-POST /_admin/actions, POST /_admin/scheduled, POST /_admin/clock; see docs/simulator-server.md.`;
+POST /_admin/actions, POST /_admin/scheduled, POST /_admin/clock; see docs/simulator.md.`;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

@@ -1,6 +1,6 @@
 /**
  * The selection semantics of `GET /flights` as one pure predicate. Where the
- * contract leaves the meaning open this file decides it (see docs/simulator-server.md):
+ * contract leaves the meaning open this file decides it (see docs/simulator.md):
  *
  * - `scheduleDate`, `fromScheduleDate`, `toScheduleDate` all constrain the flight's
  *   schedule date (AND); the default "today" was already filled in by the parser.
