@@ -6,7 +6,7 @@
  * same process, so the figures are a floor. Also prints the start-up time.
  */
 import { Agent, request } from "undici";
-import { type RunningSimulator, startSimulator } from "../src/simulator/start-simulator.js";
+import { type RunningSimulator, startSimulator } from "../src/simulator/http/start-simulator.js";
 import type { Benchmark } from "./run.js";
 
 const CONCURRENCY = 200;

@@ -6,12 +6,12 @@
  */
 import type { Command } from "commander";
 import { ConfigError } from "../errors.js";
-import type { FaultSettings } from "../simulator/faults.js";
+import type { FaultSettings } from "../simulator/http/faults.js";
 import {
   type RunningSimulator,
   type StartSimulatorOptions,
   startSimulator,
-} from "../simulator/start-simulator.js";
+} from "../simulator/http/start-simulator.js";
 import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE, parseApiDateTime } from "../time/local-time.js";
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Flight } from "../../src/api/types.js";
-import { AIRPORT_ICAO_TO_IATA } from "../../src/simulator/airport-codes.js";
+import { AIRPORT_ICAO_TO_IATA } from "../../src/simulator/http/airport-codes.js";
 import { collect, localOf, recordsOf, sampleFlights, shiftLocal } from "./support.js";
 import { type ConformanceTarget, startTarget } from "./target.js";
 

@@ -10,7 +10,7 @@
  */
 import { request } from "undici";
 import { API_BASE_PATH } from "../../src/api/contract.js";
-import { startSimulator } from "../../src/simulator/start-simulator.js";
+import { startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { DEFAULT_AIRPORT_TIMEZONE } from "../../src/time/local-time.js";
 
 /** A response with its body read as text. */

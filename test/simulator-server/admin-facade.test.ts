@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Flight } from "../../src/api/types.js";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { ManualClock } from "../../src/simulator/sim-clock.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
-import { type RunningSimulator, startSimulator } from "../../src/simulator/start-simulator.js";
 import { parseApiDateTime } from "../../src/time/local-time.js";
 import { send } from "./harness.js";
 

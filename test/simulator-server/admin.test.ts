@@ -4,8 +4,8 @@
  * real Simulator facade is exercised in admin-facade.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { SimulatorControl } from "../../src/simulator/admin-routes.js";
 import type { FlightStore } from "../../src/simulator/flight-store.js";
+import type { SimulatorControl } from "../../src/simulator/http/admin-routes.js";
 import type { ScheduledAction, ScriptAction } from "../../src/simulator/script-action.js";
 import type { ManualClock } from "../../src/simulator/sim-clock.js";
 import { fixtureStore, NOW_MS } from "./fixture-store.js";

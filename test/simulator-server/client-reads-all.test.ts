@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FlightApiClient } from "../../src/api/flight-api-client.js";
-import { type RunningSimulator, startSimulator } from "../../src/simulator/start-simulator.js";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 
 const TOKEN = "client-reads-all";
 let sim: RunningSimulator;

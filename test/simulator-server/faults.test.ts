@@ -1,7 +1,7 @@
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/errors.js";
-import { FaultInjector, type FaultPlan } from "../../src/simulator/faults.js";
+import { FaultInjector, type FaultPlan } from "../../src/simulator/http/faults.js";
 import { CLIENT_HEADERS, type Harness, startHarness } from "./harness.js";
 
 const FLIGHT = "/flights/101000000000000000";

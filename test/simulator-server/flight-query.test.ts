@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SORT, parseSort, SORT_FIELDS } from "../../src/api/contract.js";
-import { parseFlightIdsQuery, parseFlightQuery } from "../../src/simulator/flight-query.js";
+import { parseFlightIdsQuery, parseFlightQuery } from "../../src/simulator/http/flight-query.js";
 
 const TODAY = "2026-03-10";
 const parse = (query: Record<string, string> | string) =>

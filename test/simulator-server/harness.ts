@@ -8,7 +8,7 @@ import {
   createSimulatorServer,
   type SimulatorServer,
   type SimulatorServerOptions,
-} from "../../src/simulator/simulator-server.js";
+} from "../../src/simulator/http/simulator-server.js";
 import { fixtureStore } from "./fixture-store.js";
 
 export const TOKEN = "test-token";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_BASE_PATH, PAGE_MAX } from "../../src/api/contract.js";
 import type { Flight } from "../../src/api/types.js";
-import { linkHeader, pageOf } from "../../src/simulator/paging.js";
+import { linkHeader, pageOf } from "../../src/simulator/http/paging.js";
 import { fixtureFlights, TODAY } from "./fixture-store.js";
 import { type Harness, startHarness } from "./harness.js";
 

@@ -8,7 +8,7 @@ import {
   readInt32,
   readLocalDateTime,
   readPage,
-} from "../../src/simulator/query-params.js";
+} from "../../src/simulator/http/query-params.js";
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 

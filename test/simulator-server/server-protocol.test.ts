@@ -1,6 +1,6 @@
 /** Request rules around the operations: methods, paths, headers, credentials. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptsJson } from "../../src/simulator/simulator-server.js";
+import { acceptsJson } from "../../src/simulator/http/simulator-server.js";
 import { type Harness, send, startHarness, TOKEN } from "./harness.js";
 
 describe("simulator server protocol", () => {

@@ -13,7 +13,7 @@ import {
   SEARCH_DATE_TIME_FIELDS,
   type SearchDateTimeField,
   type SortTerm,
-} from "../api/contract.js";
+} from "../../api/contract.js";
 import {
   fail,
   ok,

@@ -3,7 +3,7 @@
  * chooses, and a `Link` header with absolute `first`/`prev`/`next`/`last` URLs that
  * carry over every other query parameter of the request, URL-encoded.
  */
-import { PAGE_MAX } from "../api/contract.js";
+import { PAGE_MAX } from "../../api/contract.js";
 
 /** One page of a result, or undefined when the page is empty or past the end (204). */
 export interface Page<T> {

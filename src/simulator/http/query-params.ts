@@ -12,7 +12,7 @@ import {
   PAGE_MAX,
   parseSort,
   type SortTerm,
-} from "../api/contract.js";
+} from "../../api/contract.js";
 
 /** Why a request's parameters were refused. */
 export interface QueryProblem {

@@ -2,7 +2,7 @@
  * Parses and validates the queries of the reference collections: `/airlines`,
  * `/aircrafttypes` (with its `iataMain`/`iataSub` filters) and `/destinations`.
  */
-import { LIMITS, type SortTerm } from "../api/contract.js";
+import { LIMITS, type SortTerm } from "../../api/contract.js";
 import { ok, type QueryResult, readLength, readPage, readSort } from "./query-params.js";
 
 /** A validated query of a paged reference collection. */

@@ -22,13 +22,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { ErrorCode, FlightwatchError } from "../errors.js";
-import { toLocalDateTime } from "../time/local-time.js";
+import { ErrorCode, FlightwatchError } from "../../errors.js";
+import { toLocalDateTime } from "../../time/local-time.js";
+import type { FlightStore } from "../flight-store.js";
+import type { ScheduledAction, ScriptAction } from "../script-action.js";
+import { validateAction, validateScheduled } from "../script-runner.js";
+import type { SimClock } from "../sim-clock.js";
 import type { FaultInjector } from "./faults.js";
-import type { FlightStore } from "./flight-store.js";
-import type { ScheduledAction, ScriptAction } from "./script-action.js";
-import { validateAction, validateScheduled } from "./script-runner.js";
-import type { SimClock } from "./sim-clock.js";
 
 /** A clock the admin interface may steer: ScaledClock (speed, skip) or ManualClock (advance). */
 export type SteerableClock = SimClock & {

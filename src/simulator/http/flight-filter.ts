@@ -14,7 +14,7 @@
  * - `route` codes may be IATA or ICAO; ICAO codes are translated with the airport
  *   table, and a flight matches when any of its route destinations matches.
  */
-import type { Flight } from "../api/types.js";
+import type { Flight } from "../../api/types.js";
 import type { FlightFacts } from "./flight-facts.js";
 import type { FlightQuery } from "./flight-query.js";
 

@@ -10,11 +10,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { API_BASE_PATH } from "../api/contract.js";
+import { API_BASE_PATH } from "../../api/contract.js";
+import type { FlightStore } from "../flight-store.js";
 import { type AdminContext, handleAdmin, type SimulatorControl } from "./admin-routes.js";
 import { type ApiResponse, ApiRoutes, operationOf } from "./api-routes.js";
 import { FaultInjector, type FaultPlan, type FaultSettings } from "./faults.js";
-import type { FlightStore } from "./flight-store.js";
 import { type AuthOptions, createAuthCheck, generateToken } from "./simulator-auth.js";
 
 /** Options of createSimulatorServer. */

@@ -5,8 +5,8 @@
  * without the field sorts after every record with it, in either direction. Ties
  * keep a stable order: flights by id, reference records by their stored order.
  */
-import type { SortTerm } from "../api/contract.js";
-import { FLIGHT_DATE_TIME_FIELDS, type Flight } from "../api/types.js";
+import type { SortTerm } from "../../api/contract.js";
+import { FLIGHT_DATE_TIME_FIELDS, type Flight } from "../../api/types.js";
 import type { FlightFacts } from "./flight-facts.js";
 
 /** A sortable value; undefined means "absent". */

@@ -3,14 +3,14 @@
  * from (path, query) to a response. No HTTP here: the server handles methods,
  * headers, credentials and faults, and writes what this returns.
  */
-import { API_BASE_PATH, FLIGHT_ID_PATTERN, LIMITS } from "../api/contract.js";
-import type { Flight } from "../api/types.js";
-import { toLocalDate } from "../time/local-time.js";
+import { API_BASE_PATH, FLIGHT_ID_PATTERN, LIMITS } from "../../api/contract.js";
+import type { Flight } from "../../api/types.js";
+import { toLocalDate } from "../../time/local-time.js";
+import type { FlightStore } from "../flight-store.js";
 import { icaoToIataMap } from "./airport-codes.js";
 import { FlightFacts } from "./flight-facts.js";
 import { compileFlightFilter, compileIdsFilter } from "./flight-filter.js";
 import { type FlightQuery, parseFlightIdsQuery, parseFlightQuery } from "./flight-query.js";
-import type { FlightStore } from "./flight-store.js";
 import { linkHeader, pageOf } from "./paging.js";
 import { QueryCache } from "./query-cache.js";
 import type { QueryProblem } from "./query-params.js";

@@ -9,8 +9,8 @@ import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
 import { z } from "zod";
-import { ConfigError } from "../errors.js";
-import type { FlightStore } from "./flight-store.js";
+import { ConfigError } from "../../errors.js";
+import type { FlightStore } from "../flight-store.js";
 
 /** Fault settings; rates are probabilities per request, from 0 to 1. */
 export interface FaultSettings {

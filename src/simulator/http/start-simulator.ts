@@ -3,9 +3,9 @@
  * live evolution) behind the HTTP server, listening. Tests, the daemon's embedded
  * default and `flightwatch simulate` all start it this way; port 0 picks a free port.
  */
-import { API_BASE_PATH } from "../api/contract.js";
+import { API_BASE_PATH } from "../../api/contract.js";
+import { createSimulator, type Simulator, type SimulatorOptions } from "../simulator.js";
 import type { FaultInjector } from "./faults.js";
-import { createSimulator, type Simulator, type SimulatorOptions } from "./simulator.js";
 import type { AppCredentials } from "./simulator-auth.js";
 import {
   createSimulatorServer,

@@ -5,8 +5,8 @@
  * computed once and remembered per record object; the store replaces the object
  * on every change, so a remembered fact can never go stale.
  */
-import type { Flight } from "../api/types.js";
-import { parseApiDateTime, toLocalDateTime } from "../time/local-time.js";
+import type { Flight } from "../../api/types.js";
+import { parseApiDateTime, toLocalDateTime } from "../../time/local-time.js";
 
 interface Memo {
   instant: Map<string, number | undefined>;

@@ -3,7 +3,7 @@
  * flight records list IATA codes. A built-in table covers the airports the generated
  * schedule flies to; destination records that carry an `icao` field extend it.
  */
-import type { Destination } from "../api/types.js";
+import type { Destination } from "../../api/types.js";
 
 /** Built-in ICAO → IATA codes of common airports. */
 export const AIRPORT_ICAO_TO_IATA: Readonly<Record<string, string>> = {
