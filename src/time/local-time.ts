@@ -127,6 +127,31 @@ export function apiTimeFormatter(zoneName: string): ApiTimeFormat {
   return (instantMs) => formatApiDateTime(instantMs, zoneName);
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Epoch ms of wall-clock fields read as UTC, or undefined when a field is out of
+ * range: `Date.UTC` would roll 2026-13-45 over into a plausible 2027-02-14, and a
+ * corrupt timestamp must never pass for a real time (the differ would report it).
+ */
+function utcOfFields(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number | undefined {
+  if (!(month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) {
+    return undefined;
+  }
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (DAYS_IN_MONTH[month - 1] ?? 0) + (leap ? 1 : 0)) return undefined;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  return Number.isNaN(utc) ? undefined : utc;
+}
+
 const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
 
 /** How to read a local time the clock shows twice (autumn): its first or second occurrence. */
@@ -145,16 +170,16 @@ export function fromLocalDateTime(
 ): number | undefined {
   const m = LOCAL_RE.exec(local);
   if (!m) return undefined;
-  const asUtc = Date.UTC(
+  const asUtc = utcOfFields(
     Number(m[1]),
-    Number(m[2]) - 1,
+    Number(m[2]),
     Number(m[3]),
     Number(m[4]),
     Number(m[5]),
     Number(m[6] ?? 0),
     Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3)),
   );
-  if (Number.isNaN(asUtc)) return undefined;
+  if (asUtc === undefined) return undefined;
   // Offsets in force a day either side cover any transition near this wall time.
   const candidates = new Set<number>();
   for (const probe of [asUtc - 86_400_000, asUtc, asUtc + 86_400_000]) {
@@ -241,16 +266,16 @@ export function parseApiDateTime(text: string, zoneName: string): number | undef
   if (!m) return undefined;
   const offsetText = m[8];
   if (offsetText === undefined) return fromLocalDateTime(text, zoneName);
-  const asUtc = Date.UTC(
+  const asUtc = utcOfFields(
     Number(m[1]),
-    Number(m[2]) - 1,
+    Number(m[2]),
     Number(m[3]),
     Number(m[4]),
     Number(m[5]),
     Number(m[6] ?? 0),
     Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3)),
   );
-  if (Number.isNaN(asUtc)) return undefined;
+  if (asUtc === undefined) return undefined;
   if (offsetText === "Z") return asUtc;
   const digits = offsetText.replace(":", "");
   const sign = digits[0] === "-" ? -1 : 1;
@@ -290,14 +315,14 @@ function parseCanonical(text: string): number | undefined {
     if (colon && text[26] !== ":") return undefined;
     offset = sign * (num(text, 24, 2) * 60 + num(text, colon ? 27 : 26, 2));
   }
-  const ms = Date.UTC(
+  const ms = utcOfFields(
     num(text, 0, 4),
-    num(text, 5, 2) - 1,
+    num(text, 5, 2),
     num(text, 8, 2),
     num(text, 11, 2),
     num(text, 14, 2),
     num(text, 17, 2),
     num(text, 20, 3),
   );
-  return Number.isNaN(ms) || Number.isNaN(offset) ? undefined : ms - offset * 60_000;
+  return ms === undefined || Number.isNaN(offset) ? undefined : ms - offset * 60_000;
 }

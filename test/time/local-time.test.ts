@@ -176,6 +176,27 @@ describe("parseApiDateTime / formatApiDateTime", () => {
     expect(parseApiDateTime("2026-07-01T12:00:00", AMS)).toBe(utc("2026-07-01T10:00:00Z"));
   });
 
+  it("rejects impossible dates and times instead of rolling them over", () => {
+    for (const bad of [
+      "2026-13-45T10:00:00.000+01:00",
+      "2026-02-30T10:00:00.000+01:00",
+      "2026-02-29T10:00:00.000+01:00",
+      "2026-04-31T10:00:00+01:00",
+      "2026-11-21T24:00:00.000+01:00",
+      "2026-11-21T10:60:00.000Z",
+      "2026-11-21T10:00:61.000+0100",
+      "2026-00-10T10:00:00.000+01:00",
+    ]) {
+      expect(parseApiDateTime(bad, AMS), bad).toBeUndefined();
+    }
+    expect(parseApiDateTime("2028-02-29T10:00:00.000+01:00", AMS)).toBe(
+      utc("2028-02-29T09:00:00Z"),
+    );
+    expect(parseApiDateTime("2000-02-29T10:00:00Z", AMS)).toBe(utc("2000-02-29T10:00:00Z"));
+    expect(parseApiDateTime("2100-02-29T10:00:00Z", AMS)).toBeUndefined();
+    expect(fromLocalDateTime("2026-02-30T10:00:00", AMS)).toBeUndefined();
+  });
+
   it("returns undefined for non-timestamps", () => {
     for (const bad of ["", "yesterday", "2026-11-21", "2026-11-21T10:15:30.123+1"]) {
       expect(parseApiDateTime(bad, AMS)).toBeUndefined();
