@@ -25,6 +25,8 @@ export const LIMITS = {
 
 /** A flight id: digits only. */
 export const FLIGHT_ID_PATTERN = /^[0-9]+$/;
+/** An airport code in `route`: IATA (3) or ICAO (4) letters/digits, any case. */
+export const ROUTE_CODE_PATTERN = /^[A-Za-z0-9]{3,4}$/;
 /** `yyyy-MM-dd`. */
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 /** Airport-local `yyyy-MM-dd'T'HH:mm:ss`, no offset. */
