@@ -15,6 +15,7 @@ import {
   LIMITS,
   PAGE_MAX,
   parseSort,
+  ROUTE_CODE_PATTERN,
   SEARCH_DATE_TIME_FIELDS,
   type SearchDateTimeField,
 } from "./contract.js";
@@ -149,11 +150,12 @@ const route: Converter = (value, name) => {
   if (!Array.isArray(codes) || codes.length === 0) {
     return fail(name, "expected one or more airport codes, comma-separated");
   }
+  // No trimming: the upstream gets exactly what was asked, so " LHR" is refused, not fixed.
   for (const code of codes) {
-    if (typeof code !== "string" || code.trim() === "" || code.includes(",")) {
+    if (typeof code !== "string" || !ROUTE_CODE_PATTERN.test(code)) {
       return fail(
         name,
-        `expected airport codes separated by single commas, got "${String(value)}"`,
+        `expected 3- or 4-character airport codes separated by single commas, got "${String(value)}"`,
       );
     }
   }

@@ -62,6 +62,12 @@ describe("buildCollectionQuery: flights", () => {
     ]);
   });
 
+  it("accepts IATA and ICAO route codes in any case, unchanged", () => {
+    expect(buildCollectionQuery("flights", { route: "lhr,EGLL,Cdg,4X9" }, ZONE)).toEqual([
+      ["route", "lhr,EGLL,Cdg,4X9"],
+    ]);
+  });
+
   it("sends nothing for an empty query and skips undefined values", () => {
     expect(buildCollectionQuery("flights", undefined, ZONE)).toEqual([]);
     expect(buildCollectionQuery("flights", { gate: undefined } as never, ZONE)).toEqual([]);
@@ -99,6 +105,12 @@ describe("buildCollectionQuery: flights", () => {
     [{ route: [] }, "route"],
     [{ route: "LHR,,CDG" }, "route"],
     [{ route: ["LHR", "A,B"] }, "route"],
+    [{ route: " LHR" }, "route"],
+    [{ route: "LHR, CDG" }, "route"],
+    [{ route: "LH" }, "route"],
+    [{ route: "EHAMX" }, "route"],
+    [{ route: "LH-R" }, "route"],
+    [{ route: ["LHR", 5] }, "route"],
     [{ includeDelays: "true" }, "includeDelays"],
     [{ isOperationalFlight: 1 }, "isOperationalFlight"],
     [{ sort: "gate" }, "sort"],
