@@ -1,55 +1,101 @@
 /**
  * Conformance: the filters of GET /flights and GET /flights/ids. Parameters are
- * derived from a sample flight of the service; each test checks that every
+ * derived from sample flights of the service; each test checks that every
  * returned record satisfies the filter and that the sample itself is returned.
+ * A filter test must be able to fail: where a filter could remove nothing (the
+ * default query already implies it, or the sample is the day's first flight), the
+ * test compares with the whole unfiltered day and requires a strictly smaller,
+ * non-empty result.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Flight } from "../../src/api/types.js";
 import { AIRPORT_ICAO_TO_IATA } from "../../src/simulator/http/airport-codes.js";
-import { collect, localOf, recordsOf, sampleFlights, shiftLocal } from "./support.js";
+import { collect, localOf, recordsOf, sampleFlights, shiftLocal, walk } from "./support.js";
 import { type ConformanceTarget, startTarget } from "./target.js";
 
 let t: ConformanceTarget;
 let sample: Flight[];
 let f: Flight;
 let today: string;
+let tomorrow: string;
+/** Every flight of today's unfiltered query, in its default order (+scheduleTime). */
+let day: Flight[];
+/** A flight scheduled mid-day: flights of the day are scheduled before it. */
+let mid: Flight;
+/** A flight with the fields the filters need. */
+const usable = (x: Flight): boolean =>
+  Boolean(
+    x.flightName && x.prefixIATA && x.airlineCode !== undefined && x.route?.destinations?.length,
+  );
 beforeAll(async () => {
   t = await startTarget();
   sample = await sampleFlights(t);
-  // A flight with the fields the filters need.
-  f =
-    sample.find(
-      (x) =>
-        x.flightName &&
-        x.prefixIATA &&
-        x.airlineCode !== undefined &&
-        x.route?.destinations?.length,
-    ) ?? (sample[0] as Flight);
+  f = sample.find(usable) ?? (sample[0] as Flight);
   today = f.scheduleDate ?? "";
+  tomorrow = shiftLocal(`${today}T00:00:00`, 86_400).slice(0, 10);
+  day = await all("");
+  const half = day.slice(Math.floor(day.length / 2));
+  mid = half.find((x) => usable(x) && hhmm(x) > hhmm(day[0] as Flight)) ?? (day[0] as Flight);
+  expect(hhmm(mid), "a flight scheduled after the day's first one").not.toBe(
+    hhmm(day[0] as Flight),
+  );
 });
 afterAll(() => t.close());
 
-/** Flights of a query (first pages), asserting each satisfies `predicate` and the sample is among them. */
+/** `HH:mm` of a flight's scheduleTime. */
+function hhmm(x: Flight): string {
+  return (x.scheduleTime ?? "").slice(0, 5);
+}
+
+/** Every flight of a query (all pages). */
+async function all(query: string): Promise<Flight[]> {
+  const pages = await walk<Flight>(t, `/flights?${query}`, "flights", 500);
+  return pages.flatMap((p) => p.records);
+}
+
+/**
+ * Flights of a query (first pages), asserting each satisfies `predicate` and
+ * `expected` (a sample flight, by default `f`; false for none) is among them.
+ */
 async function expectFilter(
   query: string,
   predicate: (x: Flight) => boolean,
-  includesSample = true,
+  expected: Flight | false = f,
 ) {
   const flights = await collect<Flight>(t, `/flights?${query}`, "flights", 4);
   for (const x of flights)
     expect(predicate(x), `${query}: flight ${x.id} does not match`).toBe(true);
-  if (includesSample) {
+  if (expected) {
     const found = await collect<Flight>(
       t,
-      `/flights?${query}&flightName=${f.flightName}`,
+      `/flights?${query}&flightName=${expected.flightName}`,
       "flights",
       2,
     );
     expect(
       found.map((x) => x.id),
-      `${query}: sample ${f.id}`,
-    ).toContain(f.id);
+      `${query}: sample ${expected.id}`,
+    ).toContain(expected.id);
   }
+  return flights;
+}
+
+/**
+ * Every flight of a filter on today's flights, asserting each satisfies `predicate`,
+ * the result is non-empty when today has matching flights, and strictly smaller than
+ * the whole day when some flights of the day do not match: the filter removes what it
+ * must. The simulator's data stands still, so there the count must match exactly.
+ */
+async function expectNarrowing(query: string, predicate: (x: Flight) => boolean) {
+  const matching = day.filter(predicate).length;
+  expect(matching, `${query}: today has matching flights`).toBeGreaterThan(0);
+  expect(matching, `${query}: today has flights the filter removes`).toBeLessThan(day.length);
+  const flights = await all(query);
+  for (const x of flights)
+    expect(predicate(x), `${query}: flight ${x.id} does not match`).toBe(true);
+  expect(flights.length, `${query}: matching flights`).toBeGreaterThan(0);
+  expect(flights.length, `${query}: fewer than the whole day`).toBeLessThan(day.length);
+  if (t.simulator) expect(flights.length, `${query}: every matching flight`).toBe(matching);
   return flights;
 }
 
@@ -64,7 +110,13 @@ describe("GET /flights filters", () => {
   });
 
   it("[getFlights: scheduleDate] selects flights of that date", async () => {
-    await expectFilter(`scheduleDate=${today}`, (x) => x.scheduleDate === today);
+    // Not today: today is the default, which a filter that was ignored would return.
+    const flights = await expectFilter(
+      `scheduleDate=${tomorrow}`,
+      (x) => x.scheduleDate === tomorrow,
+      false,
+    );
+    expect(flights.length, "tomorrow's flights are published").toBeGreaterThan(0);
   });
 
   it("[getFlights: flightName] selects flights with that flight number", async () => {
@@ -105,10 +157,15 @@ describe("GET /flights filters", () => {
   });
 
   it("[getFlights: route, an ICAO code]", async () => {
-    const iata = f.route?.destinations?.[0] ?? "";
-    const icao = Object.entries(AIRPORT_ICAO_TO_IATA).find(([, v]) => v === iata)?.[0];
-    if (!icao) return; // no known ICAO code for this destination
-    await expectFilter(`route=${icao}`, (x) => x.route?.destinations?.includes(iata) === true);
+    const icaoOf = (iata: string | undefined) =>
+      Object.entries(AIRPORT_ICAO_TO_IATA).find(([, v]) => v === iata)?.[0];
+    // A sample whose destination has an ICAO code this suite knows.
+    const g = sample.find((x) => usable(x) && icaoOf(x.route?.destinations?.[0]) !== undefined);
+    expect(g, "a sample flight to an airport of known ICAO code").toBeDefined();
+    if (g === undefined) return;
+    const iata = g.route?.destinations?.[0] ?? "";
+    const icao = icaoOf(iata) ?? "";
+    await expectFilter(`route=${icao}`, (x) => x.route?.destinations?.includes(iata) === true, g);
   });
 
   it("[getFlights: route, a comma-separated list]", async () => {
@@ -120,23 +177,29 @@ describe("GET /flights filters", () => {
   });
 
   it("[getFlights: scheduleTime, flights scheduled from this time]", async () => {
-    const hhmm = (f.scheduleTime ?? "00:00").slice(0, 5);
-    await expectFilter(`scheduleTime=${hhmm}`, (x) => (x.scheduleTime ?? "").slice(0, 5) >= hhmm);
+    // A mid-day time: from the day's first flight the filter would remove nothing.
+    const from = hhmm(mid);
+    const flights = await expectNarrowing(`scheduleTime=${from}`, (x) => hhmm(x) >= from);
+    expect(flights.map((x) => x.id)).toContain(mid.id);
   });
 
   it.each([true, false])("[getFlights: isOperationalFlight=%s]", async (value) => {
-    await expectFilter(
-      `isOperationalFlight=${value}`,
-      (x) => x.isOperationalFlight === value,
-      f.isOperationalFlight === value,
-    );
+    await expectNarrowing(`isOperationalFlight=${value}`, (x) => x.isOperationalFlight === value);
   });
 
   it("[getFlights: fromScheduleDate/toScheduleDate, a schedule-date range]", async () => {
-    await expectFilter(
-      `fromScheduleDate=${today}&toScheduleDate=${today}`,
-      (x) => x.scheduleDate === today,
+    // Not today alone: that is the default, which an ignored range would return too.
+    const single = await expectFilter(
+      `fromScheduleDate=${tomorrow}&toScheduleDate=${tomorrow}`,
+      (x) => x.scheduleDate === tomorrow,
+      false,
     );
+    expect(single.length, "tomorrow's flights are published").toBeGreaterThan(0);
+    const two = await expectFilter(
+      `fromScheduleDate=${today}&toScheduleDate=${tomorrow}`,
+      (x) => x.scheduleDate === today || x.scheduleDate === tomorrow,
+    );
+    expect(two.length).toBeGreaterThan(0);
   });
 
   it("[getFlights: fromDateTime/toDateTime inclusive, local time; scheduleDateTime by default]", async () => {
@@ -172,15 +235,25 @@ describe("GET /flights filters", () => {
   });
 
   it("[getFlights: all filters together]", async () => {
-    const hhmm = (f.scheduleTime ?? "00:00").slice(0, 5);
-    await expectFilter(
-      `scheduleDate=${today}&flightDirection=${f.flightDirection}&airline=${f.prefixIATA}&scheduleTime=${hhmm}`,
+    // From the mid-day sample, so that each filter, scheduleTime included, removes flights.
+    const from = hhmm(mid);
+    const sameAirline = (x: Flight) =>
+      x.prefixIATA === mid.prefixIATA || x.prefixICAO === mid.prefixIATA;
+    const flights = await expectNarrowing(
+      `scheduleDate=${today}&flightDirection=${mid.flightDirection}&airline=${mid.prefixIATA}&scheduleTime=${from}`,
       (x) =>
         x.scheduleDate === today &&
-        x.flightDirection === f.flightDirection &&
-        (x.prefixIATA === f.prefixIATA || x.prefixICAO === f.prefixIATA) &&
-        (x.scheduleTime ?? "").slice(0, 5) >= hhmm,
+        x.flightDirection === mid.flightDirection &&
+        sameAirline(x) &&
+        hhmm(x) >= from,
     );
+    expect(flights.map((x) => x.id)).toContain(mid.id);
+    // Each filter removes something the others keep.
+    const others = day.filter((x) => sameAirline(x) && x.flightDirection === mid.flightDirection);
+    expect(
+      others.some((x) => hhmm(x) < from),
+      "scheduleTime removes earlier flights",
+    ).toBe(true);
   });
 });
 

@@ -50,7 +50,11 @@ describe("paging", () => {
     const query = `flightDirection=${f.flightDirection}&sort=-scheduleDateTime,%2Bid&scheduleDate=${f.scheduleDate}`;
     const pages = await walk(t, `/flights?${query}`, "flights", 2);
     const next = pages[0]?.links.next;
-    if (next === undefined) return; // one page only: nothing to carry
+    if (next === undefined) {
+      // One page only: nothing to carry. The simulator's day spans several pages.
+      expect(t.simulator, "a single page of flights in one direction").toBe(false);
+      return;
+    }
     const params = new URL(next).searchParams;
     expect(params.get("flightDirection")).toBe(f.flightDirection);
     expect(params.get("scheduleDate")).toBe(f.scheduleDate);

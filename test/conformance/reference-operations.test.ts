@@ -48,6 +48,8 @@ describe("reference collections", () => {
 
   it("[getAircraftTypes: iataMain filters on the main IATA code]", async () => {
     const main = types[0]?.iataMain as string;
+    // The unfiltered pages hold other values, so an ignored filter would show.
+    expect(types.some((x) => x.iataMain !== main)).toBe(true);
     const got = recordsOf<AircraftType>(
       await t.get(`/aircrafttypes?iataMain=${main}`),
       "aircraftTypes",
@@ -58,6 +60,7 @@ describe("reference collections", () => {
 
   it("[getAircraftTypes: iataSub filters on the sub IATA code]", async () => {
     const sub = types[0]?.iataSub as string;
+    expect(types.some((x) => x.iataSub !== sub)).toBe(true);
     const got = recordsOf<AircraftType>(
       await t.get(`/aircrafttypes?iataSub=${sub}`),
       "aircraftTypes",
@@ -68,6 +71,7 @@ describe("reference collections", () => {
 
   it("[getAircraftTypes: iataMain and iataSub together]", async () => {
     const { iataMain, iataSub } = types[0] as AircraftType;
+    expect(types.some((x) => x.iataMain !== iataMain || x.iataSub !== iataSub)).toBe(true);
     const got = recordsOf<AircraftType>(
       await t.get(`/aircrafttypes?iataMain=${iataMain}&iataSub=${iataSub}`),
       "aircraftTypes",
