@@ -168,6 +168,17 @@ describe("GET /flights filters", () => {
     await expectFilter(`route=${icao}`, (x) => x.route?.destinations?.includes(iata) === true, g);
   });
 
+  it("[getFlights: route, a lower-case code selects as its upper-case form]", async () => {
+    const code = f.route?.destinations?.[0] ?? "";
+    const lower = code.toLowerCase();
+    expect(lower, "a code with letters").not.toBe(code);
+    const flights = await expectFilter(
+      `route=${lower}`,
+      (x) => x.route?.destinations?.includes(code) === true,
+    );
+    expect(flights.length).toBeGreaterThan(0);
+  });
+
   it("[getFlights: route, a comma-separated list]", async () => {
     const code = f.route?.destinations?.[0] ?? "";
     const other = code === "LHR" ? "CDG" : "LHR";

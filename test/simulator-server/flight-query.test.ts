@@ -103,9 +103,9 @@ describe("parseFlightQuery", () => {
     expect(parse("pageSize=100&foo=bar").ok).toBe(true);
   });
 
-  it("reads route as a comma list of IATA or ICAO codes", () => {
-    const r = parse("route=LHR,EGLL,jfk");
-    expect(r.ok && r.value.route).toEqual(["LHR", "EGLL", "jfk"]);
+  it("reads route as a comma list of IATA or ICAO codes, in any case, upper-cased", () => {
+    const r = parse("route=LHR,EGLL,jfk,kJfK");
+    expect(r.ok && r.value.route).toEqual(["LHR", "EGLL", "JFK", "KJFK"]);
   });
 
   it("accepts every allowed sort field with every prefix, and a comma list of them", () => {

@@ -60,6 +60,8 @@ describe("/flights selection", () => {
     ["isOperationalFlight=false", (f: Flight) => f.isOperationalFlight === false],
     ["route=LHR", (f: Flight) => f.route?.destinations?.includes("LHR") === true],
     ["route=EGLL", (f: Flight) => f.route?.destinations?.includes("LHR") === true],
+    ["route=lhr", (f: Flight) => f.route?.destinations?.includes("LHR") === true],
+    ["route=egll", (f: Flight) => f.route?.destinations?.includes("LHR") === true],
     [
       "route=CDG,KJFK",
       (f: Flight) => f.route?.destinations?.some((d) => d === "CDG" || d === "JFK") === true,

@@ -9,6 +9,7 @@ import {
   FLIGHT_IDS_MAX_RANGE_MS,
   type FlightDirection,
   LIMITS,
+  ROUTE_CODE_PATTERN,
   SCHEDULE_TIME_PATTERN,
   SEARCH_DATE_TIME_FIELDS,
   type SearchDateTimeField,
@@ -42,7 +43,7 @@ export interface FlightQuery {
   /** Airline prefix, matched against prefixIATA or prefixICAO. */
   airline?: string;
   airlineCode?: number;
-  /** Airport codes (IATA or ICAO) of which any route destination must match one. */
+  /** Airport codes (IATA or ICAO), upper-cased, of which any route destination must match one. */
   route?: string[];
   includeDelays: boolean;
   /** Local wall-clock bounds, inclusive, on `searchDateTimeField`. */
@@ -60,7 +61,6 @@ export interface FlightIdsQuery {
   toDateTime: string;
 }
 
-const ROUTE_CODE_RE = /^[A-Za-z0-9]{3,4}$/;
 const DIRECTIONS: readonly string[] = FLIGHT_DIRECTIONS;
 const SEARCH_FIELDS: readonly string[] = SEARCH_DATE_TIME_FIELDS;
 
@@ -166,11 +166,12 @@ export function parseFlightQuery(params: URLSearchParams, today: string): QueryR
   const route = params.get("route");
   if (route !== null) {
     const codes = route.split(",");
-    const bad = codes.find((c) => !ROUTE_CODE_RE.test(c));
+    const bad = codes.find((c) => !ROUTE_CODE_PATTERN.test(c));
     if (bad !== undefined) {
       return fail("route", `"${bad}" is not an IATA (3) or ICAO (4) airport code`);
     }
-    query.route = codes;
+    // Codes are accepted in any case; records and the airport table hold them in upper case.
+    query.route = codes.map((c) => c.toUpperCase());
   }
 
   const delays = pickAlias(params, "includeDelays", "includedelays", true);
