@@ -173,7 +173,11 @@ export function toLocalDateTimeParam(value: unknown, name: string, zone: string)
   if (typeof ms !== "number" || !Number.isFinite(ms)) {
     return fail(name, "expected a local date-time text, a valid Date or epoch milliseconds");
   }
-  return toLocalDateTime(ms, zone);
+  // Past the Date range (±8.64e15 ms) or year 9999 the conversion yields no real date.
+  const local = Number.isNaN(new Date(ms).getTime()) ? "" : toLocalDateTime(ms, zone);
+  return isApiLocalDateTime(local)
+    ? local
+    : fail(name, `${ms} ms since the epoch is not a date the API can take`);
 }
 
 const PAGE_AND_SORT = (collection: Collection): Record<string, Converter> => ({
