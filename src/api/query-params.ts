@@ -5,7 +5,7 @@
  * anything is sent. All limits come from `contract.ts`.
  */
 import { InvalidParamError } from "../errors.js";
-import { fromLocalDateTime, toLocalDateTime } from "../time/local-time.js";
+import { fromLocalDateTime, localWindow, toLocalDateTime } from "../time/local-time.js";
 import {
   type Collection,
   FLIGHT_DIRECTIONS,
@@ -24,7 +24,11 @@ import { isApiDate, isApiLocalDateTime, isApiTime } from "./param-formats.js";
 
 /**
  * An airport-local date-time: `yyyy-MM-dd'T'HH:mm:ss` as the API takes it, or an
- * instant (Date or epoch ms) that is converted to the airport's wall clock.
+ * instant (Date or epoch ms) that is converted to the airport's wall clock. When both
+ * bounds of a window are instants they are converted together (`localWindow`): across
+ * the autumn change the local bounds widen to cover both passes of the repeated hour,
+ * so the answer may hold records outside the instants asked for, and callers that
+ * need exactness filter by the records' own timestamps.
  */
 export type LocalDateTimeInput = string | Date | number;
 
@@ -180,6 +184,38 @@ export function toLocalDateTimeParam(value: unknown, name: string, zone: string)
     : fail(name, `${ms} ms since the epoch is not a date the API can take`);
 }
 
+/** Epoch ms of an instant input (Date or number), or undefined for local text and the rest. */
+function instantOf(value: unknown): number | undefined {
+  if (value instanceof Date) return value.getTime();
+  return typeof value === "number" ? value : undefined;
+}
+
+/**
+ * Converts a `fromDateTime`/`toDateTime` pair of instants together. Converting each
+ * end on its own breaks on the autumn day: 00:30Z..01:10Z becomes 02:30..02:10 local,
+ * an inverted window. `localWindow` widens the local bounds to cover both passes of
+ * the repeated hour instead. Anything else is left for the per-parameter converters.
+ */
+function withInstantWindow(given: Record<string, unknown>, zone: string): Record<string, unknown> {
+  const fromMs = instantOf(given.fromDateTime);
+  const toMs = instantOf(given.toDateTime);
+  if (fromMs === undefined || toMs === undefined) return given;
+  const from = toLocalDateTimeParam(fromMs, "fromDateTime", zone);
+  const to = toLocalDateTimeParam(toMs, "toDateTime", zone);
+  if (toMs < fromMs)
+    fail(
+      "toDateTime",
+      `${new Date(toMs).toISOString()} is before fromDateTime ${new Date(fromMs).toISOString()}`,
+    );
+  const window = localWindow(fromMs, toMs, zone);
+  // Widening can cross the year-9999 edge that each end alone stayed within.
+  return {
+    ...given,
+    fromDateTime: isApiLocalDateTime(window.from) ? window.from : from,
+    toDateTime: isApiLocalDateTime(window.to) ? window.to : to,
+  };
+}
+
 const PAGE_AND_SORT = (collection: Collection): Record<string, Converter> => ({
   page,
   sort: sortOf(collection),
@@ -219,7 +255,7 @@ function convertAll(
   query: object | undefined,
   zone: string,
 ): QueryPairs {
-  const given = (query ?? {}) as Record<string, unknown>;
+  const given = withInstantWindow((query ?? {}) as Record<string, unknown>, zone);
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined || Object.hasOwn(spec, name)) continue;
     const camel = Object.keys(spec).find((k) => k.toLowerCase() === name.toLowerCase());

@@ -151,6 +151,20 @@ describe("flightwatch api", () => {
     expect(JSON.parse(stdout)).toEqual(ids(FLIGHTS.slice(0, 3)));
   });
 
+  it("--from/--to with offsets on the autumn day send one window covering the repeated hour", async () => {
+    const window = ["--from", "2026-10-25T00:30:00Z", "--to", "2026-10-25T02:10:00+01:00"];
+    expect(await api("flights", ...window)).toBe(0);
+    expect(await api("flight-ids", ...window)).toBe(0);
+    for (const request of server.requests) {
+      const q = new URL(request.url, server.origin).searchParams;
+      expect([q.get("fromDateTime"), q.get("toDateTime")]).toEqual([
+        "2026-10-25T02:00:00",
+        "2026-10-25T03:00:00",
+      ]);
+    }
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("airlines, airline, aircraft-types, destinations and destination", async () => {
     expect(await api("airlines", "--page-all")).toBe(0);
     expect((JSON.parse(stdout) as unknown[]).length).toBe(2);

@@ -76,11 +76,17 @@ describe("buildCollectionQuery: flights", () => {
   it("converts Date and epoch inputs to airport-local date-times", () => {
     const winter = Date.parse("2026-11-21T09:00:00Z"); // 10:00 in Amsterdam (+01:00)
     const summer = new Date("2026-07-01T09:00:00Z"); // 11:00 in Amsterdam (+02:00)
-    expect(
-      buildCollectionQuery("flights", { fromDateTime: winter, toDateTime: summer }, ZONE),
-    ).toEqual([
+    expect(buildCollectionQuery("flights", { fromDateTime: winter }, ZONE)).toEqual([
       ["fromDateTime", "2026-11-21T10:00:00"],
+    ]);
+    expect(buildCollectionQuery("flights", { toDateTime: summer }, ZONE)).toEqual([
       ["toDateTime", "2026-07-01T11:00:00"],
+    ]);
+    expect(
+      buildCollectionQuery("flights", { fromDateTime: summer, toDateTime: winter }, ZONE),
+    ).toEqual([
+      ["fromDateTime", "2026-07-01T11:00:00"],
+      ["toDateTime", "2026-11-21T10:00:00"],
     ]);
     expect(buildCollectionQuery("flights", { fromDateTime: "2026-11-21T00:00:00" }, "UTC")).toEqual(
       [["fromDateTime", "2026-11-21T00:00:00"]],
@@ -132,6 +138,9 @@ describe("buildCollectionQuery: flights", () => {
     [{ fromDateTime: 1e20 }, "fromDateTime"],
     [{ toDateTime: -1e17 }, "toDateTime"],
     [{ fromDateTime: new Date(8.64e15) }, "fromDateTime"],
+    [{ fromDateTime: 1e20, toDateTime: 0 }, "fromDateTime"],
+    [{ fromDateTime: 0, toDateTime: new Date(8.64e15) }, "toDateTime"],
+    [{ fromDateTime: 1000, toDateTime: 0 }, "toDateTime"],
     [{ flightname: "KL1234" }, "flightname"],
     [{ includedelays: true }, "includedelays"],
     [{ scheduledate: "2026-11-21" }, "scheduledate"],
@@ -141,6 +150,29 @@ describe("buildCollectionQuery: flights", () => {
     expect(err.code).toBe(ErrorCode.INVALID_PARAM);
     expect(err.param).toBe(param);
     expect(err.message).toContain(`\`${param}\``);
+  });
+
+  it("converts a window of two instants together, covering the autumn change's repeated hour", () => {
+    // 00:30Z..01:10Z is 02:30 CEST..02:10 CET: each end alone gives an inverted window.
+    const from = Date.parse("2026-10-25T00:30:00Z");
+    const to = new Date("2026-10-25T01:10:00Z");
+    const expected = [
+      ["fromDateTime", "2026-10-25T02:00:00"],
+      ["toDateTime", "2026-10-25T03:00:00"],
+    ];
+    expect(buildCollectionQuery("flights", { fromDateTime: from, toDateTime: to }, ZONE)).toEqual(
+      expected,
+    );
+    expect(buildFlightIdsQuery({ fromDateTime: from, toDateTime: to }, ZONE)).toEqual(expected);
+  });
+
+  it("converts a window of two instants across the spring change (the missing hour)", () => {
+    const from = Date.parse("2026-03-29T00:30:00Z"); // 01:30 CET
+    const to = Date.parse("2026-03-29T01:10:00Z"); // 03:10 CEST
+    expect(buildCollectionQuery("flights", { fromDateTime: from, toDateTime: to }, ZONE)).toEqual([
+      ["fromDateTime", "2026-03-29T01:30:00"],
+      ["toDateTime", "2026-03-29T03:10:00"],
+    ]);
   });
 
   it("tells a caller who uses a lower-case alias the camel-case spelling", () => {
