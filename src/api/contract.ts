@@ -11,7 +11,7 @@ export const API_BASE_PATH = "/public/public-flights/v4";
 /** Highest allowed value of `page` on every paged endpoint (zero-based). */
 export const PAGE_MAX = 499;
 
-/** Longest range `/flights/ids` accepts between `fromDateTime` and `toDateTime`. */
+/** Longest range `/flights/ids` accepts between `fromDateTime` and `toDateTime`, on the wall clock. */
 export const FLIGHT_IDS_MAX_RANGE_MS = 3 * 24 * 60 * 60 * 1000;
 
 /** Length limits of string parameters. */
