@@ -100,7 +100,9 @@ export class FlightGenerator {
     const { day, ids, nowMs } = context;
     const fmt = this.format;
     const rng = new Random(mixSeed(context.flightSeed, leg.key));
-    const occurrence = rng.chance(0.5) ? "later" : "earlier";
+    // Drawn even when the timetable fixes the pass, so every flight's stream stays put.
+    const drawn = rng.chance(0.5) ? "later" : "earlier";
+    const occurrence = leg.occurrence ?? drawn;
     const scheduleMs = day.instantOf(leg.minuteOfDay, occurrence);
     const scheduled = fmt(scheduleMs);
     const id = ids.next(rng);

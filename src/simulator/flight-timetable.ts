@@ -6,6 +6,7 @@
  * arrival of the same aircraft, which keeps arrivals and departures about even.
  */
 
+import type { Occurrence } from "../time/local-time.js";
 import { Random } from "./random.js";
 import {
   AIRCRAFT_TYPES,
@@ -66,6 +67,11 @@ export interface TimetableLeg {
   terminal: number | undefined;
   registrations: readonly string[];
   codeshares: CodeshareLeg[];
+  /**
+   * Which pass of the repeated autumn hour the flight is scheduled in, when the
+   * timetable fixes it; otherwise each day draws one.
+   */
+  occurrence?: Occurrence;
 }
 
 /** Flights at or beyond this block time are long-haul. */
@@ -73,6 +79,19 @@ const LONG_HAUL_MIN = 300;
 /** Local minutes between which hardly any flight is scheduled (00:30–05:30). */
 const NIGHT_FROM = 30;
 const NIGHT_TO = 330;
+/**
+ * Night freighters: one rotation per entry whose arrival is scheduled in the 02:00
+ * hour, at that pass of the repeated hour on the autumn DST day. Schiphol's night is
+ * quiet, not empty, and the DST days' missing and repeated hour must hold flights,
+ * at both passes, for clients to meet them.
+ */
+const NIGHT_FREIGHT: readonly Occurrence[] = ["earlier", "later"];
+/** Arrival hour weights of the night freighters: the 02:00 hour only. */
+const NIGHT_FREIGHT_HOURS: readonly number[] = Array.from({ length: 24 }, (_, h) =>
+  h === 2 ? 1 : 0,
+);
+/** Days of fewer records get no night freighters. */
+const NIGHT_FREIGHT_MIN_RECORDS = 200;
 /** Upper bound of records per day: beyond it flight numbers run out. */
 export const MAX_RECORDS_PER_DAY = 20_000;
 
@@ -91,15 +110,35 @@ export function buildTimetable(seed: number, recordsPerDay: number): TimetableLe
   const legs: TimetableLeg[] = [];
   let records = 0;
   let rotation = 0;
-  while (records < recordsPerDay) {
+  // Two records (arrival and departure, no codeshares) per night freighter, kept back.
+  const night = recordsPerDay >= NIGHT_FREIGHT_MIN_RECORDS ? NIGHT_FREIGHT : [];
+  const dayRecords = recordsPerDay - 2 * night.length;
+  while (records < dayRecords) {
     const op = OPERATIONS[rng.weightedIndex(weights)];
     if (!op) break;
-    const remaining = recordsPerDay - records;
+    const remaining = dayRecords - records;
     const rotationLegs = planRotation(op, rng, numbers, remaining, rotation++, legs.length);
     legs.push(...rotationLegs);
     for (const leg of rotationLegs) records += 1 + leg.codeshares.length;
   }
+  const freighters = OPERATIONS.filter(
+    (op) => op.freight && !op.home && !op.charter && !op.partners?.length,
+  );
+  for (const occurrence of night) {
+    const op = rng.pick(freighters);
+    const rotationLegs = planRotation(op, rng, numbers, 2, rotation++, legs.length, {
+      hours: NIGHT_FREIGHT_HOURS,
+      occurrence,
+    });
+    legs.push(...rotationLegs);
+  }
   return legs;
+}
+
+/** A rotation whose first leg's time and repeated-hour pass are given. */
+interface FirstLeg {
+  hours: readonly number[];
+  occurrence: Occurrence;
 }
 
 function planRotation(
@@ -109,6 +148,7 @@ function planRotation(
   remaining: number,
   rotation: number,
   firstKey: number,
+  firstLeg?: FirstLeg,
 ): TimetableLeg[] {
   const dest = destinationInfo(rng.pick(op.routes));
   const longHaul = dest.blockMin >= LONG_HAUL_MIN;
@@ -135,13 +175,14 @@ function planRotation(
   const turn = op.freight ? rng.int(90, 240) : longHaul ? rng.int(100, 180) : rng.int(35, 75);
   const firstMinute = sampleMinute(
     rng,
-    op.home
-      ? longHaul
-        ? HOME_LONG_DEPARTURE_HOURS
-        : HOME_SHORT_DEPARTURE_HOURS
-      : longHaul
-        ? FOREIGN_LONG_ARRIVAL_HOURS
-        : FOREIGN_SHORT_ARRIVAL_HOURS,
+    firstLeg?.hours ??
+      (op.home
+        ? longHaul
+          ? HOME_LONG_DEPARTURE_HOURS
+          : HOME_SHORT_DEPARTURE_HOURS
+        : longHaul
+          ? FOREIGN_LONG_ARRIVAL_HOURS
+          : FOREIGN_SHORT_ARRIVAL_HOURS),
   );
   const gap = op.home ? 2 * blockMin + turn : turn;
   // Schiphol's night regime: a return that would fall in the night waits for the
@@ -189,6 +230,7 @@ function planRotation(
         const n = (partnerNumbers[j] ?? 0) + i;
         return { airline: codes, flightNumber: n, flightName: flightName(codes.iata, n) };
       }),
+      ...(i === 0 && firstLeg ? { occurrence: firstLeg.occurrence } : {}),
     });
   }
   return legs;

@@ -263,4 +263,27 @@ describe("schedule times across DST changes", () => {
     expect(spring.some((f) => f.scheduleDateTime?.endsWith("+01:00"))).toBe(true);
     expect(spring.some((f) => f.scheduleDateTime?.endsWith("+02:00"))).toBe(true);
   });
+
+  it.each([1, 11, 20260310])(
+    "schedules flights in both passes of the repeated autumn hour, none in the spring gap (seed %i)",
+    (seed) => {
+      const inTwoHour = (f: Flight) => f.scheduleTime?.startsWith("02:") === true;
+      const autumn = flights(seed, Date.parse("2026-10-25T10:00:00Z")).filter(
+        (f) => f.scheduleDate === "2026-10-25" && inTwoHour(f),
+      );
+      const offsets = new Set(autumn.map((f) => f.scheduleDateTime?.slice(-6)));
+      expect(offsets).toEqual(new Set(["+02:00", "+01:00"]));
+      const spring = flights(seed, Date.parse("2026-03-29T10:00:00Z")).filter(
+        (f) => f.scheduleDate === "2026-03-29",
+      );
+      expect(spring.filter(inTwoHour)).toEqual([]);
+      // The same night flights exist on an ordinary day, at 02:xx.
+      const names = new Set(autumn.map((f) => f.flightName));
+      const ordinary = flights(seed, START).filter(
+        (f) => f.scheduleDate === "2026-06-10" && names.has(f.flightName),
+      );
+      expect(ordinary.length).toBe(names.size);
+      for (const f of ordinary) expect(inTwoHour(f), f.flightName).toBe(true);
+    },
+  );
 });
