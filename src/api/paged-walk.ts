@@ -3,9 +3,12 @@
  * `next` link exactly as given until there is none. The count of items never ends
  * the walk (the contract says it is no sign of a further page); a 204 is an empty
  * page like any other. Two guards stop a misbehaving upstream: a `next` that was
- * already visited (a loop) and the contract's cap of 500 pages.
+ * already visited (a loop) and the contract's cap of 500 pages. A last allowed page
+ * (index 499) that holds records fails too, next link or not: the upstream cannot be
+ * asked for page 500, so the result may be cut off there and must not pass as whole.
  */
 import { ErrorCode, UpstreamError } from "../errors.js";
+import { PAGE_MAX } from "./contract.js";
 import { findLink, type Link } from "./link-header.js";
 import type { OperationId } from "./operation-id.js";
 import type { MalformedRecord } from "./response-body.js";
@@ -74,6 +77,15 @@ export async function* walkPages<T>(
   for (let index = 0; ; index++) {
     const page = await fetchPage(url, index);
     yield page;
+    if (index >= PAGE_MAX) {
+      if (page.items.length === 0 && page.malformed.length === 0) return;
+      throw new UpstreamError(
+        ErrorCode.UPSTREAM_PAGE_LIMIT,
+        `${limits.operation}: result reaches the ${PAGE_MAX + 1}-page cap and may be truncated; ` +
+          "narrow the query (e.g. a shorter time window)",
+        { operation: limits.operation, url: page.url },
+      );
+    }
     if (page.next === undefined) return;
     if (index + 1 >= limits.maxPages) {
       throw new UpstreamError(

@@ -159,6 +159,37 @@ describe("paging", () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it("fails when the last page the contract allows (499) holds records, next link or not", async () => {
+    const { server, client } = await setup({ flights: sampleFlights(500), pageSize: 1 });
+    const seen: number[] = [];
+    const err = await rejection(
+      (async () => {
+        for await (const page of client.pages("flights")) seen.push(page.index);
+      })(),
+    );
+    expect(err.code).toBe(ErrorCode.UPSTREAM_PAGE_LIMIT);
+    expect(err.message).toContain("may be truncated");
+    expect(seen).toHaveLength(500);
+    expect(server.requests).toHaveLength(500);
+    const more = await setup({ flights: sampleFlights(501), pageSize: 1 });
+    expect((await rejection(collect(more.client.items("flights")))).code).toBe(
+      ErrorCode.UPSTREAM_PAGE_LIMIT,
+    );
+  });
+
+  it("completes a walk of 499 pages, or one whose page 499 is empty", async () => {
+    const exact = await setup({ flights: sampleFlights(499), pageSize: 1 });
+    expect(await collect(exact.client.items("flights"))).toHaveLength(499);
+    const trailing = await setup({
+      flights: sampleFlights(499),
+      pageSize: 1,
+      nextOnLastPage: true,
+    });
+    const pages = await collect(trailing.client.pages("flights"));
+    expect(pages).toHaveLength(500);
+    expect(pages[499]?.status).toBe(204);
+  });
+
   it("refuses a next link to another origin and sends it nothing", async () => {
     const foreign = await startContractServer({ flights: sampleFlights(5) });
     cleanups.push(() => foreign.close());
