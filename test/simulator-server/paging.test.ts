@@ -30,6 +30,16 @@ describe("pageOf / linkHeader", () => {
     ).toBe(PAGE_MAX);
   });
 
+  it("truncates a result beyond PAGE_MAX + 1 pages: page PAGE_MAX is served without next", () => {
+    // Documented (docs/simulator.md, Paging): the client reports FW_ERR_UPSTREAM_PAGE_LIMIT.
+    const items = Array.from({ length: 600 }, (_, i) => i);
+    const page = pageOf(items, PAGE_MAX, 1);
+    expect(page).toEqual({ items: [PAGE_MAX], page: PAGE_MAX, lastPage: PAGE_MAX });
+    const rels = links(linkHeader("http://h/x", new URLSearchParams(), PAGE_MAX, PAGE_MAX));
+    expect(rels.next).toBeUndefined();
+    expect(rels.last).toBe(`http://h/x?page=${PAGE_MAX}`);
+  });
+
   it("has no Link for a single page, and first/prev/next/last otherwise", () => {
     const params = new URLSearchParams("sort=-id&page=1");
     expect(linkHeader("http://h/x", params, 0, 0)).toBeUndefined();
