@@ -12,7 +12,7 @@ import {
   flightIdListSchema,
   flightSchema,
 } from "./record-schemas.js";
-import { stripNulls } from "./strip-nulls.js";
+import { MAX_RECORD_DEPTH, stripNulls, TOO_DEEP } from "./strip-nulls.js";
 import type { AircraftType, Airline, Destination, Flight } from "./types.js";
 
 /** Record type of each paged collection. */
@@ -111,7 +111,11 @@ function checkRecord<T>(
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { ok: false, problems: [`expected a record object, got ${describe(raw)}`] };
   }
-  const result = schema.safeParse(stripNulls(raw));
+  const stripped = stripNulls(raw);
+  if (stripped === TOO_DEEP) {
+    return { ok: false, problems: [`nested deeper than ${MAX_RECORD_DEPTH} levels`] };
+  }
+  const result = schema.safeParse(stripped);
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, problems: result.error.issues.map(formatIssue) };
 }

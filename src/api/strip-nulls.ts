@@ -4,27 +4,43 @@
  * gives every later stage (differ, matcher) one representation of unknown.
  */
 
+/** Deepest nesting of arrays and objects a record may have; flight records nest at most 6. */
+export const MAX_RECORD_DEPTH = 64;
+
+/** What `stripNulls` returns for a value nested deeper than its limit. */
+export const TOO_DEEP: unique symbol = Symbol("nested too deep");
+
 /**
  * A deep copy of a parsed JSON value without `null`: null-valued keys are dropped,
  * null array elements are removed, and a top-level `null` becomes undefined. Keys
  * named `__proto__` are dropped too, so a hostile body cannot reach a prototype.
+ * A value nesting arrays/objects deeper than `maxDepth` yields `TOO_DEEP` instead:
+ * the copy recurses, and a hostile body 10,000 levels deep would overflow the stack.
  */
-export function stripNulls(value: unknown): unknown {
+export function stripNulls(value: unknown, maxDepth = MAX_RECORD_DEPTH): unknown {
+  return strip(value, maxDepth);
+}
+
+function strip(value: unknown, depthLeft: number): unknown {
   if (value === null) return undefined;
+  if (typeof value !== "object" || value === undefined) return value;
+  if (depthLeft <= 0) return TOO_DEEP;
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const element of value) {
-      if (element !== null) out.push(stripNulls(element));
+      if (element === null) continue;
+      const copy = strip(element, depthLeft - 1);
+      if (copy === TOO_DEEP) return TOO_DEEP;
+      out.push(copy);
     }
     return out;
   }
-  if (typeof value === "object" && value !== undefined) {
-    const out: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(value)) {
-      if (field === null || key === "__proto__") continue;
-      out[key] = stripNulls(field);
-    }
-    return out;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (field === null || key === "__proto__") continue;
+    const copy = strip(field, depthLeft - 1);
+    if (copy === TOO_DEEP) return TOO_DEEP;
+    out[key] = copy;
   }
-  return value;
+  return out;
 }

@@ -257,6 +257,21 @@ describe("malformed bodies", () => {
     ]);
   });
 
+  it("skips a record nested 10,000 deep, and fails a single record nested so", async () => {
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    const { client } = await setup([
+      { kind: "body", body: `{"flights":[{"id":"1","x":${deep}},{"id":"2"}]}` },
+      { kind: "body", body: `{"id":"3","x":${deep}}` },
+    ]);
+    const page = await client.getFlights();
+    expect(page.items).toEqual([{ id: "2" }]);
+    expect(page.malformed).toEqual([
+      { index: 0, id: "1", problems: [expect.stringContaining("nested deeper than 64")] },
+    ]);
+    const err = await rejection(client.flightById(FLIGHTS[0]?.id ?? ""));
+    expect(err.code).toBe(ErrorCode.UPSTREAM_MALFORMED);
+  });
+
   it("is a FlightwatchError with a stable code in every case", async () => {
     const { client } = await setup([{ kind: "body", body: "[]" }]);
     const err = await rejection(client.getFlights());

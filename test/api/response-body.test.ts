@@ -5,7 +5,7 @@ import {
   parseFlightIdsBody,
   parseRecordBody,
 } from "../../src/api/response-body.js";
-import { stripNulls } from "../../src/api/strip-nulls.js";
+import { MAX_RECORD_DEPTH, stripNulls, TOO_DEEP } from "../../src/api/strip-nulls.js";
 
 const hasNull = (value: unknown): boolean =>
   value === null ||
@@ -39,6 +39,16 @@ describe("stripNulls", () => {
         expect(stripNulls(stripped)).toEqual(stripped);
       }),
     );
+  });
+
+  it("refuses nesting deeper than its limit instead of overflowing the stack", () => {
+    const nested = (depth: number): unknown =>
+      JSON.parse(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+    expect(stripNulls(nested(MAX_RECORD_DEPTH))).toEqual(nested(MAX_RECORD_DEPTH));
+    expect(stripNulls(nested(MAX_RECORD_DEPTH + 1))).toBe(TOO_DEEP);
+    expect(stripNulls({ a: [{ b: nested(10_000) }] })).toBe(TOO_DEEP);
+    expect(stripNulls({ a: { b: 1 } }, 2)).toEqual({ a: { b: 1 } });
+    expect(stripNulls({ a: { b: {} } }, 2)).toBe(TOO_DEEP);
   });
 
   it("does not let a __proto__ key reach a prototype", () => {
