@@ -60,6 +60,9 @@ interface AttemptResult {
 
 const SNIPPET_CHARS = 200;
 
+/** Shortest credential `redact` masks (see there). */
+const MIN_REDACTED_LENGTH = 8;
+
 /** Sends GET requests to the upstream with retries; see the module comment. */
 export class HttpTransport {
   readonly #options: ResolvedClientOptions;
@@ -137,10 +140,18 @@ export class HttpTransport {
     }
   }
 
-  /** Text with every configured credential replaced by `[redacted]`. */
+  /**
+   * Text with every configured credential of at least `MIN_REDACTED_LENGTH` characters
+   * replaced by `[redacted]`. Messages are never built from anything that holds a
+   * credential (URLs carry none), so this is defence in depth, and a shorter secret is
+   * left alone: masking a token "t" would garble every message (`fligh[redacted]ById`)
+   * while hiding nothing a reader could use.
+   */
   redact(text: string): string {
     let out = text;
-    for (const secret of this.#secrets) out = out.split(secret).join("[redacted]");
+    for (const secret of this.#secrets) {
+      if (secret.length >= MIN_REDACTED_LENGTH) out = out.split(secret).join("[redacted]");
+    }
     return out;
   }
 

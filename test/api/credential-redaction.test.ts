@@ -201,3 +201,13 @@ it("the redaction check can fail: the secret really is on the wire", () => {
   expect(server.requests.some((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   expect(server.requests.some((r) => r.headers.app_key === APP_KEY)).toBe(true);
 });
+
+it("a credential too short to mask leaves messages readable", async () => {
+  const client = new FlightApiClient({ baseUrl: server.baseUrl, token: "t", maxAttempts: 1 });
+  const err = await client.flightById("999").catch((e: unknown) => e);
+  await client.close();
+  expect(err).toBeInstanceOf(FlightwatchError);
+  const message = (err as FlightwatchError).message;
+  expect(message).toContain("flightById");
+  expect(message).not.toContain("[redacted]");
+});
