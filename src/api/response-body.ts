@@ -27,7 +27,7 @@ export interface CollectionItems {
 export interface MalformedRecord {
   /** Position of the record in its page's array (zero-based). */
   index: number;
-  /** The record's `id`, when it has a string or number one. */
+  /** The record's `id`, when it is a string or a safe integer (a larger number is already rounded). */
   id?: string;
   /** What is wrong, one entry per field: `route.visa: expected boolean`. */
   problems: string[];
@@ -128,7 +128,9 @@ function formatIssue(issue: z.core.$ZodIssue): string {
 function idOf(raw: unknown): string | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
   const id: unknown = (raw as Record<string, unknown>).id;
-  return typeof id === "string" || typeof id === "number" ? String(id) : undefined;
+  // JSON.parse has already rounded a numeric id past 2^53: reporting it would name
+  // another flight, so such an id is left out.
+  return typeof id === "string" || Number.isSafeInteger(id) ? String(id) : undefined;
 }
 
 function describe(value: unknown): string {

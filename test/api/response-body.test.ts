@@ -114,6 +114,16 @@ describe("parseCollectionBody", () => {
     expect(parsed.ok && parsed.value.malformed.map((m) => m.index)).toEqual([0, 1]);
   });
 
+  it("reports a numeric id only while it is exact (a safe integer)", () => {
+    // JSON.parse rounds 123456789012345678 to 123456789012345680: naming another flight.
+    const parsed = parseCollectionBody(
+      "flights",
+      JSON.parse('{"flights":[{"id":123456789012345678},{"id":42},{"id":1.5}]}'),
+    );
+    if (!parsed.ok) throw new Error(parsed.problem);
+    expect(parsed.value.malformed.map((m) => m.id)).toEqual([undefined, "42", undefined]);
+  });
+
   it("checks nested shapes, enums and timestamps", () => {
     const bad = [
       { flightDirection: "X" },
