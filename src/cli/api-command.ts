@@ -7,15 +7,14 @@
  * Exit codes: 0 success; 1 upstream failure; 2 invalid parameter, configuration or
  * usage; 3 not found (single-record operations).
  */
-import { type Command, CommanderError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { checkBaseUrl, clientOptionsFromEnv } from "../api/client-options.js";
 import { type Collection, FLIGHT_DIRECTIONS, SEARCH_DATE_TIME_FIELDS } from "../api/contract.js";
 import { FlightApiClient } from "../api/flight-api-client.js";
 import type { Page } from "../api/paged-walk.js";
 import type { CollectionQueries, FlightsQuery } from "../api/query-params.js";
-import { ConfigError, FlightwatchError, InvalidParamError } from "../errors.js";
+import { ConfigError, InvalidParamError } from "../errors.js";
 import { airportZone, parseApiDateTime } from "../time/local-time.js";
-import { exitCodeOf } from "./exit-codes.js";
 import { VERSION } from "./version.js";
 
 /** Example lines per subcommand; `api --help` shows them all. */
@@ -321,22 +320,19 @@ function clientFrom(opts: CommonOptions): FlightApiClient {
   return new FlightApiClient({ ...options, userAgent: `flightwatch/${VERSION}` });
 }
 
-/** Runs one operation; a failure becomes one line on stderr and an exit code. */
+/**
+ * Runs one operation with a client it closes afterwards. A failure propagates to
+ * `main()`, which prints it on one line and picks the exit code for every subcommand.
+ */
 async function run(
   opts: CommonOptions,
   work: (client: FlightApiClient) => Promise<void>,
 ): Promise<void> {
+  const client = clientFrom(opts);
   try {
-    const client = clientFrom(opts);
-    try {
-      await work(client);
-    } finally {
-      await client.close();
-    }
-  } catch (err) {
-    if (!(err instanceof FlightwatchError)) throw err;
-    process.stderr.write(`flightwatch api: ${err.message} [${err.code}]\n`);
-    throw new CommanderError(exitCodeOf(err), err.code, err.message);
+    await work(client);
+  } finally {
+    await client.close();
   }
 }
 

@@ -16,17 +16,17 @@ export function hashSeed(text: string): number {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h | 0;
+  return avalanche(h);
 }
 
 /** Mixes a number into a seed (murmur3 finaliser): cheap per-item seeds below a derived one. */
 export function mixSeed(seed: number, n: number): number {
-  let h = (seed ^ Math.imul(n | 0, 0x9e3779b1)) | 0;
+  return avalanche((seed ^ Math.imul(n | 0, 0x9e3779b1)) | 0);
+}
+
+/** The murmur3 32-bit finaliser: every input bit flips about half the output bits. */
+function avalanche(value: number): number {
+  let h = value;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SORT_FIELDS } from "../../src/api/contract.js";
 import type { Flight } from "../../src/api/types.js";
 import { parseApiDateTime, toLocalDateTime } from "../../src/time/local-time.js";
+import { sortValue } from "../conformance/support.js";
 import { DAYS, fixtureFlights, TODAY, ZONE } from "./fixture-store.js";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -158,30 +159,8 @@ describe("/flights selection", () => {
 
 describe("/flights sorting", () => {
   const range = `fromScheduleDate=${DAYS[0]}&toScheduleDate=${DAYS[2]}`;
-  const dateTimeFields = new Set([
-    "estimatedLandingTime",
-    "actualLandingTime",
-    "publicEstimatedOffBlockTime",
-    "actualOffBlockTime",
-    "expectedTimeBoarding",
-    "expectedTimeGateClosing",
-    "expectedTimeGateOpen",
-    "expectedTimeOnBelt",
-    "scheduleDateTime",
-    "lastUpdatedAt",
-  ]);
-  const keyOf = (f: Flight, field: string): string | number | undefined => {
-    if (dateTimeFields.has(field)) {
-      const v = f[field];
-      return typeof v === "string" ? parseApiDateTime(v, ZONE) : undefined;
-    }
-    if (field === "id")
-      return BigInt(f.id ?? "0")
-        .toString()
-        .padStart(30, "0");
-    const v = f[field];
-    return typeof v === "string" || typeof v === "number" ? v : undefined;
-  };
+  const keyOf = (f: Flight, field: string): string | number | undefined =>
+    sortValue(f, field, ZONE);
   // Reference order: by key (absent last), ties by id ascending.
   const expectedOrder = (field: string, descending: boolean) =>
     [...all]
