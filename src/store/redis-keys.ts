@@ -19,9 +19,13 @@ export interface RedisKeys {
   snapshot(flightKey: string): string;
   /** Set of the flight keys with a snapshot, for reconciliation (sorted set by schedule). */
   readonly snapshotIndex: string;
-  /** Incremental polling watermark: epoch ms of the newest `lastUpdatedAt` fully read. */
-  readonly watermark: string;
-  /** Poll status: lag, last success, failures (hash). */
+  /**
+   * Detection state (hash): `watermark` (newest `lastUpdatedAt` fully read, epoch ms),
+   * `reconciledAt`, `horizonTo`, and `seq`, bumped by every commit so that a poll
+   * that WATCHes it notices any other commit.
+   */
+  readonly detection: string;
+  /** Poll status: last success, duration, failures, backoff (hash). */
   readonly pollStatus: string;
   /** Transactional outbox of change events (stream), read by the next stage. */
   readonly outbox: string;
@@ -45,7 +49,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     prefix: tag,
     snapshot: (flightKey) => `${tag}:snapshot:${flightKey}`,
     snapshotIndex: `${tag}:snapshots`,
-    watermark: `${tag}:watermark`,
+    detection: `${tag}:detection`,
     pollStatus: `${tag}:poll`,
     outbox: `${tag}:outbox`,
     pattern: `${tag}:*`,

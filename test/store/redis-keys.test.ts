@@ -9,7 +9,7 @@ describe("redisKeys", () => {
     const all = [
       keys.snapshot("D:2026-11-21:KL1234"),
       keys.snapshotIndex,
-      keys.watermark,
+      keys.detection,
       keys.pollStatus,
       keys.outbox,
     ];
@@ -18,7 +18,7 @@ describe("redisKeys", () => {
   });
 
   it("keeps a prefix that is already a hash tag", () => {
-    expect(redisKeys("{ops}").watermark).toBe("{ops}:watermark");
+    expect(redisKeys("{ops}").detection).toBe("{ops}:detection");
   });
 
   it("rejects an unusable prefix naming FLIGHTWATCH_PREFIX", () => {
@@ -43,12 +43,12 @@ describe("redisKeys on a real Redis", () => {
       .multi()
       .set(keys.snapshot("D:2026-11-21:KL1234"), "{}")
       .xadd(keys.outbox, "*", "event", "{}")
-      .set(keys.watermark, "1")
+      .set(keys.detection, "1")
       .exec();
     expect(result?.every(([err]) => err === null)).toBe(true);
     const found = await t.redis.keys(keys.pattern.replace("{", "\\{").replace("}", "\\}"));
     expect(found.sort()).toEqual(
-      [keys.outbox, keys.snapshot("D:2026-11-21:KL1234"), keys.watermark].sort(),
+      [keys.outbox, keys.snapshot("D:2026-11-21:KL1234"), keys.detection].sort(),
     );
   });
 });

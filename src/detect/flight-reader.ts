@@ -1,0 +1,283 @@
+/**
+ * Reading flights from the upstream without losing any while they change.
+ *
+ * Incremental reads (`readChangedSince`) page by keyset, not by page number: the
+ * query asks for `lastUpdatedAt` from a cursor, sorted by `lastUpdatedAt`, and after
+ * each page it starts again at page 0 from the second of the last record read. A
+ * record updated meanwhile moves to the end of the order instead of shifting the
+ * records after it under a page boundary, so nothing is skipped (NOTES: paging while
+ * data changes); and no query goes deeper than a few pages, so the 500-page cap is
+ * never reached. Two cases make no progress by restarting and follow `next` links
+ * instead: more than a page of records in one second, and the repeated autumn hour,
+ * where the local wall-clock bound also matches up to an hour of older records.
+ * The one second read that way is then read again on its own until it shows nothing
+ * new, so a record that slid under a page boundary there is still found.
+ *
+ * Full reads (`readHorizon`) walk each schedule date sorted by schedule time and id,
+ * an order no update disturbs; a date whose walk would pass the page cap is split
+ * into halves of its wall-clock day until each fits.
+ */
+
+import type { FlightApiClient } from "../api/flight-api-client.js";
+import type { FlightsQuery } from "../api/query-params.js";
+import type { Flight } from "../api/types.js";
+import { ErrorCode, FlightwatchError } from "../errors.js";
+import { parseApiDateTime } from "../time/local-time.js";
+import { horizonDates, type ScheduleHorizon } from "./horizon.js";
+
+/** What a read found. */
+export interface ReadResult {
+  /** Records by upstream id, the newest version of each. */
+  records: Map<string, Flight>;
+  /** Page requests made (retries of one request not counted). */
+  requests: number;
+  /** Records skipped because they broke the contract. */
+  malformed: number;
+  /** Newest `lastUpdatedAt` seen, epoch ms (0 when none). */
+  newest: number;
+}
+
+/** Options of a read. */
+export interface ReadOptions {
+  signal?: AbortSignal;
+  /** Receives each page's records as read (for progress and tests). */
+  onPage?: (records: readonly Flight[]) => void;
+  /** Wall clock for the open end of incremental windows (default Date.now). */
+  now?: () => number;
+}
+
+const SECOND = 1000;
+const DAY = 86_400_000;
+/** Sort of incremental reads: a total order on (lastUpdatedAt, id). */
+const CHANGE_SORT = "+lastUpdatedAt,+id";
+/** Sort of full reads: an order no update disturbs. */
+const SCHEDULE_SORT = "+scheduleDateTime,+id";
+/** Re-reads of a crowded second before its result is accepted as complete. */
+const TIE_REREADS = 3;
+
+/** An empty result to read into. */
+export function emptyReadResult(): ReadResult {
+  return { records: new Map(), requests: 0, malformed: 0, newest: 0 };
+}
+
+/**
+ * Every record of the horizon whose `lastUpdatedAt` is at or after `sinceMs`
+ * (at second precision, so a little more). See the module comment.
+ */
+export async function readChangedSince(
+  client: FlightApiClient,
+  horizon: ScheduleHorizon,
+  sinceMs: number,
+  options: ReadOptions = {},
+  into: ReadResult = emptyReadResult(),
+): Promise<ReadResult> {
+  try {
+    const part = emptyReadResult();
+    await readChangedInScope(client, horizon, sinceMs, options, part);
+    merge(into, part);
+  } catch (err) {
+    // Only a crowded second followed by links can reach the page cap: read the
+    // horizon's dates one by one, which divides the crowd.
+    if (!isPageLimit(err) || horizon.from === horizon.to) throw err;
+    for (const date of horizonDates(horizon)) {
+      await readChangedSince(client, { from: date, to: date }, sinceMs, options, into);
+    }
+  }
+  return into;
+}
+
+async function readChangedInScope(
+  client: FlightApiClient,
+  horizon: ScheduleHorizon,
+  sinceMs: number,
+  options: ReadOptions,
+  into: ReadResult,
+): Promise<void> {
+  const zone = client.airportTimezone;
+  const now = options.now ?? Date.now;
+  const scope = { fromScheduleDate: horizon.from, toScheduleDate: horizon.to };
+  let cursor = floorSecond(sinceMs);
+  for (;;) {
+    const query = changeQuery(scope, cursor, Math.max(now(), cursor) + DAY);
+    const pages = client.pages("flights", query, { signal: options.signal });
+    let done = true;
+    try {
+      for await (const page of pages) {
+        take(into, page.items, page.malformed.length, zone, options);
+        const last = lastInstant(page.items, zone);
+        const past = last !== undefined && floorSecond(last) > cursor;
+        // Links were followed through a crowded second: read it again on its own.
+        if (page.index > 0 && (past || !page.next)) {
+          await rereadSecond(client, scope, cursor, into, zone, options);
+        }
+        if (!page.next) break;
+        if (past) {
+          // Start again from the newest second read; after followed links, from
+          // the second after the crowded one (a record that slid back under a
+          // page boundary is then read again rather than missed).
+          cursor = page.index === 0 ? floorSecond(last) : cursor + SECOND;
+          done = false;
+          break;
+        }
+        // No progress (more than a page in one second, or older records of the
+        // repeated autumn hour): follow this query's own next link.
+      }
+    } finally {
+      await pages.return();
+    }
+    if (done) return;
+  }
+}
+
+/** Every record of every date in the horizon, whatever its `lastUpdatedAt`. */
+export async function readHorizon(
+  client: FlightApiClient,
+  horizon: ScheduleHorizon,
+  options: ReadOptions = {},
+  into: ReadResult = emptyReadResult(),
+): Promise<ReadResult> {
+  for (const date of horizonDates(horizon)) {
+    await readWallClockRange(client, date, `${date}T00:00:00`, `${date}T23:59:59`, options, into);
+  }
+  return into;
+}
+
+async function readWallClockRange(
+  client: FlightApiClient,
+  date: string,
+  from: string,
+  to: string,
+  options: ReadOptions,
+  into: ReadResult,
+): Promise<void> {
+  const whole = from === `${date}T00:00:00` && to === `${date}T23:59:59`;
+  const query: FlightsQuery = {
+    fromScheduleDate: date,
+    toScheduleDate: date,
+    sort: SCHEDULE_SORT,
+    ...(whole
+      ? {}
+      : { searchDateTimeField: "scheduleDateTime", fromDateTime: from, toDateTime: to }),
+  };
+  // Pages are buffered and kept only when the whole range was read: a range that
+  // has to be split is read again in halves, and must not count twice.
+  const part = emptyReadResult();
+  try {
+    await walk(client, query, part, client.airportTimezone, options);
+  } catch (err) {
+    if (!isPageLimit(err)) throw err;
+    const fromMs = Date.parse(`${from}Z`);
+    const toMs = Date.parse(`${to}Z`);
+    if (toMs - fromMs < 2 * SECOND) throw err;
+    const mid = fromMs + Math.floor((toMs - fromMs) / 2 / SECOND) * SECOND;
+    into.requests += part.requests;
+    await readWallClockRange(client, date, from, wallClock(mid), options, into);
+    await readWallClockRange(client, date, wallClock(mid + SECOND), to, options, into);
+    return;
+  }
+  merge(into, part);
+}
+
+/** Walks every page of a query along its `next` links. */
+async function walk(
+  client: FlightApiClient,
+  query: FlightsQuery,
+  into: ReadResult,
+  zone: string,
+  options: ReadOptions,
+): Promise<void> {
+  for await (const page of client.pages("flights", query, { signal: options.signal })) {
+    take(into, page.items, page.malformed.length, zone, options);
+  }
+}
+
+/** Reads the one second at `second` until a read shows nothing not seen before. */
+async function rereadSecond(
+  client: FlightApiClient,
+  scope: FlightsQuery,
+  second: number,
+  into: ReadResult,
+  zone: string,
+  options: ReadOptions,
+): Promise<void> {
+  const query = changeQuery(scope, second, second + SECOND - 1);
+  for (let i = 0; i < TIE_REREADS; i++) {
+    const before = versionsOf(into);
+    const pass = emptyReadResult();
+    await walk(client, query, pass, zone, options);
+    merge(into, pass);
+    if (versionsOf(into) === before) return;
+  }
+}
+
+/** A cheap fingerprint of what a result holds: count and sum of versions. */
+function versionsOf(result: ReadResult): string {
+  let sum = 0;
+  for (const record of result.records.values()) sum += stampOf(record, "UTC") % 1_000_003;
+  return `${result.records.size}:${sum}`;
+}
+
+function changeQuery(scope: FlightsQuery, fromMs: number, toMs: number): FlightsQuery {
+  return {
+    ...scope,
+    sort: CHANGE_SORT,
+    searchDateTimeField: "lastUpdatedAt",
+    // Both ends as instants: the client converts them together, widening the local
+    // bounds across the repeated autumn hour (see localWindow).
+    fromDateTime: fromMs,
+    toDateTime: toMs,
+  };
+}
+
+function take(
+  into: ReadResult,
+  records: readonly Flight[],
+  malformed: number,
+  zone: string,
+  options: ReadOptions,
+): void {
+  into.requests++;
+  into.malformed += malformed;
+  for (const record of records) keep(into, record, zone);
+  options.onPage?.(records);
+}
+
+function keep(into: ReadResult, record: Flight, zone: string): void {
+  const id = record.id;
+  if (id === undefined) return;
+  const stamp = stampOf(record, zone);
+  if (stamp > into.newest) into.newest = stamp;
+  const known = into.records.get(id);
+  if (!known || stampOf(known, zone) <= stamp) into.records.set(id, record);
+}
+
+function merge(into: ReadResult, part: ReadResult): void {
+  into.requests += part.requests;
+  into.malformed += part.malformed;
+  if (part.newest > into.newest) into.newest = part.newest;
+  for (const record of part.records.values()) keep(into, record, "UTC");
+}
+
+/** Epoch ms of a record's `lastUpdatedAt` (0 when absent). Records carry an offset. */
+function stampOf(record: Flight, zone: string): number {
+  return record.lastUpdatedAt ? (parseApiDateTime(record.lastUpdatedAt, zone) ?? 0) : 0;
+}
+
+/** Newest `lastUpdatedAt` on a page sorted by it. */
+function lastInstant(records: readonly Flight[], zone: string): number | undefined {
+  let newest: number | undefined;
+  for (const record of records) {
+    const stamp = stampOf(record, zone);
+    if (stamp > 0 && (newest === undefined || stamp > newest)) newest = stamp;
+  }
+  return newest;
+}
+
+const floorSecond = (ms: number): number => Math.floor(ms / SECOND) * SECOND;
+
+/** `yyyy-MM-ddTHH:mm:ss` of a wall-clock reading kept as if it were UTC. */
+const wallClock = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
+
+function isPageLimit(err: unknown): boolean {
+  return err instanceof FlightwatchError && err.code === ErrorCode.UPSTREAM_PAGE_LIMIT;
+}

@@ -1,0 +1,125 @@
+/**
+ * A detector wired to a real simulator over loopback HTTP and a real Redis with a
+ * prefix of its own. The simulator runs on a ManualClock and does not evolve unless
+ * asked, so each test scripts exactly the changes it expects to see.
+ */
+import { FlightApiClient, type FlightApiClientOptions } from "../../src/api/flight-api-client.js";
+import type { Flight } from "../../src/api/types.js";
+import { Detector, type DetectorSettings } from "../../src/detect/detector.js";
+import type { ChangeEvent } from "../../src/diff/change.js";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
+import { ManualClock } from "../../src/simulator/sim-clock.js";
+import { createSimulator, type SimulatorOptions } from "../../src/simulator/simulator.js";
+import { DetectionStore, OUTBOX_EVENT_FIELD } from "../../src/store/detection-store.js";
+import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
+
+export const ZONE = "Europe/Amsterdam";
+/** 2026-11-21 10:00 local. */
+export const START_MS = Date.parse("2026-11-21T09:00:00Z");
+
+export interface DetectHarnessOptions {
+  simulator?: SimulatorOptions;
+  pageSize?: number;
+  settings?: Partial<DetectorSettings>;
+  client?: Partial<FlightApiClientOptions>;
+  label?: string;
+}
+
+export interface DetectHarness {
+  sim: RunningSimulator;
+  clock: ManualClock;
+  client: FlightApiClient;
+  redis: TestRedis;
+  keys: RedisKeys;
+  store: DetectionStore;
+  detector: Detector;
+  /** A detector of its own (another "process") over the same Redis and upstream. */
+  another(settings?: Partial<DetectorSettings>): Promise<Detector>;
+  /** Every event in the outbox, in order. */
+  outbox(): Promise<ChangeEvent[]>;
+  /** The operating record of a flight with at least `codeshares` codeshares. */
+  operating(codeshares?: number): Flight;
+  close(): Promise<void>;
+}
+
+export async function detectHarness(options: DetectHarnessOptions = {}): Promise<DetectHarness> {
+  const clock = new ManualClock(START_MS);
+  const simulator = createSimulator({
+    seed: 7,
+    zone: ZONE,
+    clock,
+    flightsPerDay: 120,
+    evolve: false,
+    ...options.simulator,
+  });
+  const sim = await startSimulator({
+    simulator,
+    live: false,
+    tokens: ["detect-token"],
+    ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+  });
+  const closers: Array<() => Promise<void>> = [];
+  const makeClient = () => {
+    const client = new FlightApiClient({
+      baseUrl: sim.baseUrl,
+      token: "detect-token",
+      airportTimezone: ZONE,
+      baseDelayMs: 1,
+      maxDelayMs: 5,
+      ...options.client,
+    });
+    closers.push(() => client.close());
+    return client;
+  };
+  const redis = await testRedis(options.label ?? "detect");
+  const keys = redisKeys(redis.prefix);
+  const makeDetector = async (settings?: Partial<DetectorSettings>) => {
+    const connection = redis.redis.duplicate();
+    closers.push(async () => {
+      connection.disconnect();
+    });
+    return new Detector({
+      client: makeClient(),
+      store: new DetectionStore(connection, keys),
+      settings: { intervalMs: 1000, ...options.settings, ...settings },
+      now: () => clock.now(),
+    });
+  };
+  const detector = await makeDetector();
+  const client = makeClient();
+  return {
+    sim,
+    clock,
+    client,
+    redis,
+    keys,
+    store: new DetectionStore(redis.redis, keys),
+    detector,
+    another: makeDetector,
+    async outbox() {
+      const entries = await redis.redis.xrange(keys.outbox, "-", "+");
+      return entries.map(([, fields]) => {
+        const i = fields.indexOf(OUTBOX_EVENT_FIELD);
+        return JSON.parse(fields[i + 1] ?? "null") as ChangeEvent;
+      });
+    },
+    operating(codeshares = 0) {
+      const found = [...simulator.store.all()].find(
+        (f) =>
+          f.mainFlight === f.flightName &&
+          (f.codeshares?.codeshares?.length ?? 0) >= codeshares &&
+          f.scheduleDate === "2026-11-21" &&
+          f.flightDirection === "D" &&
+          typeof f.gate === "string",
+      );
+      if (!found) throw new Error(`no operating departure with ${codeshares} codeshares`);
+      return found;
+    },
+    async close() {
+      for (const close of closers) await close();
+      await sim.close();
+      await redis.cleanup();
+    },
+  };
+}
