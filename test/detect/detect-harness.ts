@@ -3,7 +3,8 @@
  * prefix of its own. The simulator runs on a ManualClock and does not evolve unless
  * asked, so each test scripts exactly the changes it expects to see.
  */
-import { FlightApiClient, type FlightApiClientOptions } from "../../src/api/flight-api-client.js";
+import type { FlightApiClientOptions } from "../../src/api/client-options.js";
+import { FlightApiClient } from "../../src/api/flight-api-client.js";
 import type { Flight } from "../../src/api/types.js";
 import { Detector, type DetectorSettings } from "../../src/detect/detector.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
