@@ -23,6 +23,8 @@ export const ErrorCode = {
   UPSTREAM_LINK: "FW_ERR_UPSTREAM_LINK",
   /** A paged walk reached the contract's 500-page cap: the query must be split. */
   UPSTREAM_PAGE_LIMIT: "FW_ERR_UPSTREAM_PAGE_LIMIT",
+  /** No Redis answers at REDIS_URL (or it refused the credentials). */
+  REDIS_UNAVAILABLE: "FW_ERR_REDIS_UNAVAILABLE",
   /** Configuration (environment variable or option) is invalid. */
   CONFIG_INVALID: "FW_ERR_CONFIG_INVALID",
   /** A simulator admin request cannot be served (unknown route, unsupported, too large). */

@@ -8,6 +8,7 @@ import { registerApiCommand } from "./api-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerSimulateCommand } from "./simulate-command.js";
 import { VERSION } from "./version.js";
+import { registerWatchCommand } from "./watch-command.js";
 
 /** Builds the command tree; tests call this to run subcommands in-process. */
 export function buildProgram(): Command {
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
     .exitOverride(usageExit);
   registerApiCommand(program);
   registerSimulateCommand(program);
+  registerWatchCommand(program);
   return program;
 }
 

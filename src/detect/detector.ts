@@ -72,7 +72,9 @@ export interface PollReport {
   /** `skipped` while backing off; `conflict` when another poll committed first. */
   outcome: "committed" | "skipped" | "conflict" | "failed";
   mode?: PollMode;
+  /** Airport clock at the start, epoch ms. */
   startedAt: number;
+  /** Real time the poll took, ms. */
   durationMs: number;
   /** Page requests to the upstream. */
   requests: number;
@@ -118,6 +120,7 @@ export class Detector {
   /** One poll; never throws for upstream trouble (the report carries the error). */
   async poll(): Promise<PollReport> {
     const startedAt = this.#now();
+    const t0 = performance.now();
     const report: PollReport = {
       outcome: "committed",
       startedAt,
@@ -141,7 +144,7 @@ export class Detector {
       report.outcome = "failed";
       report.error = err instanceof Error ? err : new Error(String(err));
     }
-    report.durationMs = this.#now() - startedAt;
+    report.durationMs = Math.round(performance.now() - t0);
     await this.#recordOutcome(report, status.failures);
     return report;
   }

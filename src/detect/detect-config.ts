@@ -1,0 +1,103 @@
+/**
+ * Detection settings from environment variables. Every bad value is a ConfigError
+ * naming its variable; empty values count as unset.
+ *
+ * | Variable | Default | Meaning |
+ * |---|---|---|
+ * | `REDIS_URL` | `redis://127.0.0.1:6379` | redis:// or rediss://, password in the URL |
+ * | `FLIGHTWATCH_PREFIX` | `flightwatch` | key prefix (a Redis Cluster hash tag) |
+ * | `POLL_INTERVAL` | `30s` | time between polls |
+ * | `POLL_OVERLAP` | `60s` | incremental windows reach this far behind the watermark |
+ * | `RECONCILE_INTERVAL` | `15m` | full re-read of the horizon; `0` turns it off |
+ * | `HORIZON_PAST_DAYS` | `1` | schedule dates before today that are watched |
+ * | `HORIZON_FUTURE_DAYS` | `2` | schedule dates after today that are watched |
+ * | `SNAPSHOT_TTL` | `3d` | snapshots expire this long after the flight's schedule |
+ * | `OUTBOX_RETENTION` | `7d` | change events older than this are trimmed from the outbox |
+ */
+import { ConfigError } from "../errors.js";
+import { maskUrl } from "../store/redis-connection.js";
+import { DEFAULT_PREFIX } from "../store/redis-keys.js";
+import { parseDuration } from "../time/duration.js";
+import { DEFAULT_DETECTOR_SETTINGS, type DetectorSettings } from "./detector.js";
+import { checkHorizonDays } from "./horizon.js";
+
+/** Environment variables read here. */
+export type DetectEnv = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/** Where detection keeps its data. */
+export interface RedisSettings {
+  url: string;
+  prefix: string;
+}
+
+const get = (env: DetectEnv, name: string): string | undefined => {
+  const value = env[name];
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+};
+
+/** `REDIS_URL` and `FLIGHTWATCH_PREFIX`. */
+export function redisSettingsFromEnv(env: DetectEnv): RedisSettings {
+  const url = get(env, "REDIS_URL") ?? DEFAULT_REDIS_URL;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(
+      "REDIS_URL",
+      `"${maskUrl(url)}" is not a URL (expected redis://host:6379)`,
+    );
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+    throw new ConfigError("REDIS_URL", `expected redis:// or rediss://, got ${parsed.protocol}//`);
+  }
+  return { url, prefix: get(env, "FLIGHTWATCH_PREFIX") ?? DEFAULT_PREFIX };
+}
+
+/** Detector settings; `overrides` (e.g. from command-line flags) win over the environment. */
+export function detectorSettingsFromEnv(
+  env: DetectEnv,
+  overrides: Partial<Record<string, string>> = {},
+): DetectorSettings {
+  const read = (name: string): string | undefined => overrides[name] ?? get(env, name);
+  const duration = (name: string, fallback: number, min: number): number => {
+    const text = read(name);
+    if (text === undefined) return fallback;
+    const ms = parseDuration(text, name);
+    if (ms < min) throw new ConfigError(name, `must be at least ${min}ms, got "${text}"`);
+    return ms;
+  };
+  const days = (name: string, fallback: number): number => {
+    const text = read(name);
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text))
+      throw new ConfigError(name, `expected a whole number of days, got "${text}"`);
+    return Number(text);
+  };
+  const d = DEFAULT_DETECTOR_SETTINGS;
+  const horizon = {
+    past: days("HORIZON_PAST_DAYS", d.horizon.past),
+    future: days("HORIZON_FUTURE_DAYS", d.horizon.future),
+  };
+  checkHorizonDays(horizon, "HORIZON_PAST_DAYS / HORIZON_FUTURE_DAYS");
+  const settings: DetectorSettings = {
+    intervalMs: duration("POLL_INTERVAL", d.intervalMs, 100),
+    overlapMs: duration("POLL_OVERLAP", d.overlapMs, 0),
+    reconcileEveryMs: duration("RECONCILE_INTERVAL", d.reconcileEveryMs, 0),
+    horizon,
+    snapshotTtlMs: duration("SNAPSHOT_TTL", d.snapshotTtlMs, 60_000),
+    outboxRetentionMs: duration("OUTBOX_RETENTION", d.outboxRetentionMs, 60_000),
+    maxBackoffMs: d.maxBackoffMs,
+  };
+  // A snapshot must outlive the flight's stay in the horizon, or the next
+  // reconciliation would find the flight again and report it as added.
+  const needed = (horizon.past + 1) * 86_400_000;
+  if (settings.snapshotTtlMs < needed) {
+    throw new ConfigError(
+      "SNAPSHOT_TTL",
+      `must be at least ${horizon.past + 1}d with HORIZON_PAST_DAYS=${horizon.past} (a flight stays watched that long after its schedule)`,
+    );
+  }
+  return settings;
+}
