@@ -18,6 +18,7 @@
  */
 import type { FlightApiClient } from "../api/flight-api-client.js";
 import type { Flight } from "../api/types.js";
+import { crashPoint } from "../crash-point.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight, removedChange } from "../diff/flight-diff.js";
@@ -180,6 +181,7 @@ export class Detector {
     );
     report.flights = flights;
     const watermark = Math.max(state.watermark ?? 0, read.newest) || startedAt;
+    crashPoint("detect.before-commit");
     const committed = await this.#store.commit({
       snapshots,
       removed,
@@ -193,6 +195,7 @@ export class Detector {
       outboxRetentionMs: this.settings.outboxRetentionMs,
       now: startedAt,
     });
+    crashPoint("detect.after-commit");
     if (committed) {
       report.events = events;
       report.watermark = watermark;

@@ -9,6 +9,7 @@ import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { FlightApiClientOptions } from "../api/client-options.js";
 import { FlightApiClient } from "../api/flight-api-client.js";
+import { crashPoint } from "../crash-point.js";
 import type { ChangeEvent } from "../diff/change.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { connectRedis } from "../store/redis-connection.js";
@@ -94,6 +95,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         }
         for (const entry of entries) {
           await options.onEvent(entry.event);
+          crashPoint("watch.after-print");
           await consumer.ack([entry.entryId]);
         }
       }

@@ -1,0 +1,160 @@
+/**
+ * Exactly once, even when crashing: the real `flightwatch watch` runs as a child
+ * process against a simulator and a real Redis, and is SIGKILLed at random moments
+ * (during start-up, mid-poll, between commit and print, between print and
+ * acknowledgement) while flights keep changing. Afterwards the outbox must hold, for
+ * every watched field, one unbroken chain of changes from the first value to the
+ * last — a lost event breaks the chain, a duplicated one repeats a link — and every
+ * event must have been printed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Flight } from "../../src/api/types.js";
+import type { ChangeEvent } from "../../src/diff/change.js";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
+import { createSimulator } from "../../src/simulator/simulator.js";
+import { OUTBOX_EVENT_FIELD } from "../../src/store/detection-store.js";
+import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
+import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
+import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+
+const KILLS = 20;
+const CRASH_POINTS = ["detect.before-commit", "detect.after-commit", "watch.after-print"];
+const TOKEN = "crash-token";
+
+describe("flightwatch watch under SIGKILL", () => {
+  let sim: RunningSimulator;
+  let t: TestRedis;
+  let keys: RedisKeys;
+  beforeAll(async () => {
+    const simulator = createSimulator({ seed: 11, flightsPerDay: 150, evolve: false });
+    sim = await startSimulator({ simulator, live: false, tokens: [TOKEN] });
+    t = await testRedis("crash");
+    keys = redisKeys(t.prefix);
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await t?.cleanup();
+  });
+
+  const env = () => ({
+    FLIGHT_API_BASE_URL: sim.baseUrl,
+    FLIGHT_API_TOKEN: TOKEN,
+    REDIS_URL: TEST_REDIS_URL,
+    FLIGHTWATCH_PREFIX: t.prefix,
+    POLL_INTERVAL: "200ms",
+    RECONCILE_INTERVAL: "3s",
+    AIRPORT_TIMEZONE: "Europe/Amsterdam",
+  });
+  const watch = (crashAt?: string): CliProcess =>
+    spawnCli(["watch", "--consumer", "crash-test"], {
+      ...env(),
+      ...(crashAt ? { FLIGHTWATCH_CRASH_AT: crashAt } : {}),
+    });
+
+  async function outbox(): Promise<ChangeEvent[]> {
+    const entries = await t.redis.xrange(keys.outbox, "-", "+");
+    return entries.map(([, fields]) => {
+      const i = fields.indexOf(OUTBOX_EVENT_FIELD);
+      return JSON.parse(fields[i + 1] ?? "null") as ChangeEvent;
+    });
+  }
+
+  it(`loses no change and records none twice across ${KILLS} kills`, async () => {
+    const targets = [...sim.simulator.store.all()]
+      .filter((f) => f.mainFlight === f.flightName && typeof f.gate === "string")
+      .slice(0, 6) as Array<Flight & { id: string }>;
+    expect(targets.length).toBe(6);
+    const initialGate = new Map(targets.map((f) => [f.id, f.gate as string]));
+
+    // The first process takes the baseline; changes start once it is committed.
+    let proc = watch();
+    const printed: string[] = [];
+    await waitFor(async () => (await t.redis.hget(keys.detection, "watermark")) !== null, 30_000);
+
+    let n = 0;
+    const mutator = setInterval(() => {
+      const flight = targets[n % targets.length] as Flight & { id: string };
+      n++;
+      sim.simulator.apply({ kind: "update", target: { id: flight.id }, patch: { gate: `K${n}` } });
+    }, 70);
+
+    try {
+      for (let kill = 0; kill < KILLS; kill++) {
+        if (kill % 2 === 0) {
+          // A kill at a random moment.
+          await sleep(250 + Math.floor(Math.random() * 1500));
+          proc.child.kill("SIGKILL");
+        } else {
+          // The process kills itself at a crash point (see src/crash-point.ts);
+          // a kill from outside if it never gets there.
+          const timer = setTimeout(() => proc.child.kill("SIGKILL"), 10_000);
+          await proc.exited;
+          clearTimeout(timer);
+        }
+        expect(await proc.exited).toBe("SIGKILL");
+        console.log(
+          "DBG",
+          kill,
+          Date.now() % 1000000,
+          proc.stderr().split("\n").filter(Boolean).slice(-2).join(" / "),
+        );
+        printed.push(...completeLines(proc.stdout()));
+        const point = CRASH_POINTS[Math.floor(kill / 2) % CRASH_POINTS.length] as string;
+        proc = watch(kill % 2 === 0 ? `${point}:${1 + Math.floor(Math.random() * 4)}` : undefined);
+      }
+    } finally {
+      clearInterval(mutator);
+    }
+
+    // The last process catches up: every flight's final gate reaches the outbox
+    // and the watch group has nothing pending.
+    const finalGate = new Map(
+      targets.map((f) => [f.id, sim.simulator.store.get(f.id)?.gate as string]),
+    );
+    await waitFor(async () => {
+      const events = await outbox();
+      const groups = (await t.redis.call("XINFO", "GROUPS", keys.outbox)) as unknown[][];
+      const pending = Number(groups[0]?.[groups[0].indexOf("pending") + 1] ?? -1);
+      const lastNew = new Map<string, string>();
+      for (const e of events) if (e.kind === "gate") lastNew.set(e.flight.id, String(e.new));
+      return pending === 0 && targets.every((f) => lastNew.get(f.id) === finalGate.get(f.id));
+    }, 30_000);
+    await sleep(500);
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    printed.push(...completeLines(proc.stdout()));
+
+    const events = await outbox();
+    // No event twice in the outbox.
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    // Per flight, the gate events chain from the first gate to the last.
+    for (const flight of targets) {
+      const chain = events.filter((e) => e.kind === "gate" && e.flight.id === flight.id);
+      expect(chain.length).toBeGreaterThan(0);
+      let gate = initialGate.get(flight.id);
+      for (const e of chain) {
+        expect(e.old, `${flight.flightName}: lost or repeated change before ${e.new}`).toBe(gate);
+        gate = String(e.new);
+      }
+      expect(gate).toBe(finalGate.get(flight.id));
+    }
+    expect(events.every((e) => e.kind === "gate")).toBe(true);
+    // Every event was printed; a line printed twice can only come from a kill
+    // between printing and acknowledging (at most one per kill).
+    const printedIds = printed.map((line) => (JSON.parse(line) as ChangeEvent).id);
+    expect(new Set(printedIds)).toEqual(new Set(events.map((e) => e.id)));
+    expect(printedIds.length - events.length).toBeLessThanOrEqual(KILLS);
+    expect(n).toBeGreaterThan(50);
+  }, 240_000);
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(100);
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}

@@ -1,0 +1,52 @@
+/**
+ * Runs the real `flightwatch` CLI as a child process (from source, through tsx), for
+ * tests that need a process of its own: signals, SIGKILL at random moments, several
+ * processes sharing one Redis.
+ */
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+
+export interface CliProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code (or the signal name) when the process ends. */
+  exited: Promise<number | string>;
+}
+
+const ENTRY =
+  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
+
+/** Starts `flightwatch <args>` with `env` added to the test's environment. */
+export function spawnCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", ENTRY, ...args],
+    {
+      cwd: new URL("../..", import.meta.url),
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    },
+  );
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk) => {
+    out += String(chunk);
+  });
+  child.stderr.on("data", (chunk) => {
+    err += String(chunk);
+  });
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Complete lines of a process's output (a line cut off by a kill is dropped). */
+export function completeLines(text: string): string[] {
+  const lines = text.split("\n");
+  lines.pop();
+  return lines.filter((line) => line.trim() !== "");
+}
