@@ -15,7 +15,6 @@
  * | `OUTBOX_RETENTION` | `7d` | change events older than this are trimmed from the outbox |
  */
 import { ConfigError } from "../errors.js";
-import { maskUrl } from "../store/redis-connection.js";
 import { DEFAULT_PREFIX } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
 import { DEFAULT_DETECTOR_SETTINGS, type DetectorSettings } from "./detector.js";
@@ -44,10 +43,8 @@ export function redisSettingsFromEnv(env: DetectEnv): RedisSettings {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError(
-      "REDIS_URL",
-      `"${maskUrl(url)}" is not a URL (expected redis://host:6379)`,
-    );
+    // Not echoed: an unparsable URL cannot be masked, and may hold a password.
+    throw new ConfigError("REDIS_URL", "is not a URL (expected redis://[:password@]host:6379)");
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new ConfigError("REDIS_URL", `expected redis:// or rediss://, got ${parsed.protocol}//`);

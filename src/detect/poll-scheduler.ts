@@ -20,7 +20,8 @@ export interface PollSchedulerOptions {
   connection: Redis;
   /** The hash-tagged key prefix (RedisKeys.prefix). */
   prefix: string;
-  detector: Detector;
+  /** What runs a poll (a Detector). */
+  detector: Pick<Detector, "poll">;
   intervalMs: number;
   /** Hears every poll's report. */
   onPoll?: (report: PollReport) => void;

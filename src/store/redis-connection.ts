@@ -19,10 +19,14 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
     lazyConnect: true,
     maxRetriesPerRequest: options.forBullmq ? null : 3,
     connectTimeout: options.timeoutMs ?? 3000,
-    // First connection: fail fast; afterwards reconnect with a capped backoff.
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+    // First connection: fail fast; once connected, reconnect with a capped backoff.
+    retryStrategy: (times) => (connected ? Math.min(times * 200, 2000) : null),
   };
+  let connected = false;
   const redis = new Redis(url, redisOptions);
+  redis.once("ready", () => {
+    connected = true;
+  });
   redis.on("error", () => undefined); // reported through failed commands instead
   try {
     await withTimeout(redis.connect(), options.timeoutMs ?? 3000);
