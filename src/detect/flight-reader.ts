@@ -10,12 +10,18 @@
  * never reached. Two cases make no progress by restarting and follow `next` links
  * instead: more than a page of records in one second, and the repeated autumn hour,
  * where the local wall-clock bound also matches up to an hour of older records.
- * The one second read that way is then read again on its own until it shows nothing
- * new, so a record that slid under a page boundary there is still found.
+ * Once a followed page gets past the cursor's second, the span from that second to
+ * the page's first record (where a record that slid under a page boundary would
+ * sort) is read again on its own until it shows nothing new, and the read starts
+ * again from the newest second read, as after a first page.
  *
  * Full reads (`readHorizon`) walk each schedule date sorted by schedule time and id,
  * an order no update disturbs; a date whose walk would pass the page cap is split
- * into halves of its wall-clock day until each fits.
+ * into halves of its wall-clock day until each fits. A removal does disturb it (the
+ * records after it shift back, and one slides under a page boundary unread), so
+ * each date is then checked against the upstream's list of its ids (`/flights/ids`,
+ * one request) and any record the walk missed is read by id: a reconciliation must
+ * not take a skipped flight for a removed one.
  */
 
 import type { FlightApiClient } from "../api/flight-api-client.js";
@@ -52,7 +58,7 @@ const DAY = 86_400_000;
 const CHANGE_SORT = "+lastUpdatedAt,+id";
 /** Sort of full reads: an order no update disturbs. */
 const SCHEDULE_SORT = "+scheduleDateTime,+id";
-/** Re-reads of a crowded second before its result is accepted as complete. */
+/** Re-reads of a span that links could skip before its result is accepted as complete. */
 const TIE_REREADS = 3;
 
 /** An empty result to read into. */
@@ -106,16 +112,20 @@ async function readChangedInScope(
         take(into, page.items, page.malformed.length, zone, options);
         const last = lastInstant(page.items, zone);
         const past = last !== undefined && floorSecond(last) > cursor;
-        // Links were followed through a crowded second: read it again on its own.
+        // Links were followed. A record that slid back under one of their page
+        // boundaries sorts before the first record of the page after it: at or
+        // before the cursor's second on every page that made no progress, and up
+        // to this page's first record on this one. Read that span again on its own.
         if (page.index > 0 && (past || !page.next)) {
-          await rereadSecond(client, scope, cursor, into, zone, options);
+          const first = firstInstant(page.items, zone);
+          const upTo = past && first !== undefined ? Math.max(cursor, floorSecond(first)) : cursor;
+          await rereadSpan(client, scope, cursor, upTo, into, zone, options);
         }
         if (!page.next) break;
         if (past) {
-          // Start again from the newest second read; after followed links, from
-          // the second after the crowded one (a record that slid back under a
-          // page boundary is then read again rather than missed).
-          cursor = page.index === 0 ? floorSecond(last) : cursor + SECOND;
+          // Everything before the newest second read is read (the span above
+          // covered what links could skip): start again from that second.
+          cursor = floorSecond(last);
           done = false;
           break;
         }
@@ -137,9 +147,50 @@ export async function readHorizon(
   into: ReadResult = emptyReadResult(),
 ): Promise<ReadResult> {
   for (const date of horizonDates(horizon)) {
-    await readWallClockRange(client, date, `${date}T00:00:00`, `${date}T23:59:59`, options, into);
+    const part = emptyReadResult();
+    await readWallClockRange(client, date, `${date}T00:00:00`, `${date}T23:59:59`, options, part);
+    await readUnwalked(client, date, part, options);
+    merge(into, part);
   }
   return into;
+}
+
+/**
+ * Completes the walk of one date against the upstream's list of the date's ids:
+ * each listed record the walk did not return is read by id. A flight removed
+ * while the date was walked shifts the records after it back under a page
+ * boundary, and the walk skips one; a reconciliation would report it removed.
+ */
+async function readUnwalked(
+  client: FlightApiClient,
+  date: string,
+  into: ReadResult,
+  options: ReadOptions,
+): Promise<void> {
+  const call = { signal: options.signal };
+  const ids = await client.flightByIds(
+    { fromDateTime: `${date}T00:00:00`, toDateTime: `${date}T23:59:59` },
+    call,
+  );
+  into.requests++;
+  for (const id of ids) {
+    if (into.records.has(id)) continue;
+    into.requests++;
+    let record: Flight;
+    try {
+      record = await client.flightById(id, call);
+    } catch (err) {
+      // Gone since it was listed; or broken, and then the read is not complete.
+      if (isCode(err, ErrorCode.NOT_FOUND)) continue;
+      if (!isCode(err, ErrorCode.UPSTREAM_MALFORMED)) throw err;
+      into.malformed++;
+      continue;
+    }
+    if (record.scheduleDate === undefined || record.scheduleDate === date) {
+      keep(into, record, client.airportTimezone);
+      options.onPage?.([record]);
+    }
+  }
 }
 
 async function readWallClockRange(
@@ -191,16 +242,20 @@ async function walk(
   }
 }
 
-/** Reads the one second at `second` until a read shows nothing not seen before. */
-async function rereadSecond(
+/**
+ * Reads the seconds from `fromSecond` to `toSecond` (both included) until a read
+ * shows nothing not seen before.
+ */
+async function rereadSpan(
   client: FlightApiClient,
   scope: FlightsQuery,
-  second: number,
+  fromSecond: number,
+  toSecond: number,
   into: ReadResult,
   zone: string,
   options: ReadOptions,
 ): Promise<void> {
-  const query = changeQuery(scope, second, second + SECOND - 1);
+  const query = changeQuery(scope, fromSecond, toSecond + SECOND - 1);
   for (let i = 0; i < TIE_REREADS; i++) {
     const before = versionsOf(into);
     const pass = emptyReadResult();
@@ -263,6 +318,16 @@ function stampOf(record: Flight, zone: string): number {
   return record.lastUpdatedAt ? (parseApiDateTime(record.lastUpdatedAt, zone) ?? 0) : 0;
 }
 
+/** Oldest `lastUpdatedAt` on a page sorted by it. */
+function firstInstant(records: readonly Flight[], zone: string): number | undefined {
+  let oldest: number | undefined;
+  for (const record of records) {
+    const stamp = stampOf(record, zone);
+    if (stamp > 0 && (oldest === undefined || stamp < oldest)) oldest = stamp;
+  }
+  return oldest;
+}
+
 /** Newest `lastUpdatedAt` on a page sorted by it. */
 function lastInstant(records: readonly Flight[], zone: string): number | undefined {
   let newest: number | undefined;
@@ -278,6 +343,8 @@ const floorSecond = (ms: number): number => Math.floor(ms / SECOND) * SECOND;
 /** `yyyy-MM-ddTHH:mm:ss` of a wall-clock reading kept as if it were UTC. */
 const wallClock = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
 
-function isPageLimit(err: unknown): boolean {
-  return err instanceof FlightwatchError && err.code === ErrorCode.UPSTREAM_PAGE_LIMIT;
+function isCode(err: unknown, code: ErrorCode): boolean {
+  return err instanceof FlightwatchError && err.code === code;
 }
+
+const isPageLimit = (err: unknown): boolean => isCode(err, ErrorCode.UPSTREAM_PAGE_LIMIT);

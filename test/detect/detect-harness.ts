@@ -4,7 +4,14 @@
  * asked, so each test scripts exactly the changes it expects to see.
  */
 import type { FlightApiClientOptions } from "../../src/api/client-options.js";
-import { FlightApiClient } from "../../src/api/flight-api-client.js";
+import type { Collection } from "../../src/api/contract.js";
+import {
+  type CallOptions,
+  FlightApiClient,
+  type WalkQuery,
+} from "../../src/api/flight-api-client.js";
+import type { Page } from "../../src/api/paged-walk.js";
+import type { CollectionItems } from "../../src/api/response-body.js";
 import type { Flight } from "../../src/api/types.js";
 import { Detector, type DetectorSettings } from "../../src/detect/detector.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
@@ -19,7 +26,21 @@ export const ZONE = "Europe/Amsterdam";
 /** 2026-11-21 10:00 local. */
 export const START_MS = Date.parse("2026-11-21T09:00:00Z");
 
+/**
+ * Snapshot expiry of the harness's detectors: long, so that tests do not depend on
+ * the real date. The store expires snapshots with PXAT, an instant on Redis's real
+ * clock computed from the detector's simulated one: with the default 3 days, a
+ * snapshot of a flight scheduled more than 3 days before the real today would
+ * expire as it is written.
+ */
+export const SNAPSHOT_TTL_MS = 20 * 365 * 86_400_000;
+
+/** Hears each page of a `/flights` walk once it has been consumed, before the next request. */
+export type FlightsPageHook = (page: Page<Flight>) => void;
+
 export interface DetectHarnessOptions {
+  /** Simulated time at start (default START_MS). */
+  startMs?: number;
   simulator?: SimulatorOptions;
   pageSize?: number;
   settings?: Partial<DetectorSettings>;
@@ -41,11 +62,47 @@ export interface DetectHarness {
   outbox(): Promise<ChangeEvent[]>;
   /** The operating record of a flight with at least `codeshares` codeshares. */
   operating(codeshares?: number): Flight;
+  /** Operating records (one per physical flight) that pass `filter`, in store order. */
+  operatingFlights(filter?: (flight: Flight) => boolean): Flight[];
+  /**
+   * Runs `hook` after every page of every `/flights` walk of the harness's clients
+   * (the detectors' too), between that page's response and the next request; with
+   * no hook, stops. How tests change the upstream while a read is under way.
+   */
+  onFlightsPage(hook?: FlightsPageHook): void;
   close(): Promise<void>;
 }
 
+/**
+ * A client whose `/flights` walks call a hook after each page is consumed (also
+ * when the reader abandons the walk there), so the upstream can change between
+ * one page response and the next request, as it does for a real poller.
+ */
+class TappedClient extends FlightApiClient {
+  readonly #hook: () => FlightsPageHook | undefined;
+
+  constructor(options: FlightApiClientOptions, hook: () => FlightsPageHook | undefined) {
+    super(options);
+    this.#hook = hook;
+  }
+
+  override async *pages<C extends Collection>(
+    collection: C,
+    query?: WalkQuery<C>,
+    options?: CallOptions,
+  ): AsyncGenerator<Page<CollectionItems[C]>, void, undefined> {
+    for await (const page of super.pages(collection, query, options)) {
+      try {
+        yield page;
+      } finally {
+        if (collection === "flights") this.#hook()?.(page as Page<Flight>);
+      }
+    }
+  }
+}
+
 export async function detectHarness(options: DetectHarnessOptions = {}): Promise<DetectHarness> {
-  const clock = new ManualClock(START_MS);
+  const clock = new ManualClock(options.startMs ?? START_MS);
   const simulator = createSimulator({
     seed: 7,
     zone: ZONE,
@@ -61,15 +118,19 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
   });
   const closers: Array<() => Promise<void>> = [];
+  let pageHook: FlightsPageHook | undefined;
   const makeClient = () => {
-    const client = new FlightApiClient({
-      baseUrl: sim.baseUrl,
-      token: "detect-token",
-      airportTimezone: ZONE,
-      baseDelayMs: 1,
-      maxDelayMs: 5,
-      ...options.client,
-    });
+    const client = new TappedClient(
+      {
+        baseUrl: sim.baseUrl,
+        token: "detect-token",
+        airportTimezone: ZONE,
+        baseDelayMs: 1,
+        maxDelayMs: 5,
+        ...options.client,
+      },
+      () => pageHook,
+    );
     closers.push(() => client.close());
     return client;
   };
@@ -83,7 +144,12 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
     return new Detector({
       client: makeClient(),
       store: new DetectionStore(connection, keys),
-      settings: { intervalMs: 1000, ...options.settings, ...settings },
+      settings: {
+        intervalMs: 1000,
+        snapshotTtlMs: SNAPSHOT_TTL_MS,
+        ...options.settings,
+        ...settings,
+      },
       now: () => clock.now(),
     });
   };
@@ -116,6 +182,14 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
       );
       if (!found) throw new Error(`no operating departure with ${codeshares} codeshares`);
       return found;
+    },
+    operatingFlights(filter = () => true) {
+      return [...simulator.store.all()].filter(
+        (f) => (f.mainFlight === undefined || f.mainFlight === f.flightName) && filter(f),
+      );
+    },
+    onFlightsPage(hook) {
+      pageHook = hook;
     },
     async close() {
       for (const close of closers) await close();
