@@ -4,6 +4,7 @@
  * runs only the benchmarks whose name contains "diff".
  */
 import { cpus } from "node:os";
+import { detectBenchmark } from "./detect-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
@@ -14,7 +15,12 @@ export interface Benchmark {
   run(): Promise<void>;
 }
 
-const benchmarks: Benchmark[] = [simulatorDataBenchmark, simulatorServerBenchmark, diffBenchmark];
+const benchmarks: Benchmark[] = [
+  simulatorDataBenchmark,
+  simulatorServerBenchmark,
+  diffBenchmark,
+  detectBenchmark,
+];
 
 const filter = process.argv[2];
 console.log(
