@@ -158,7 +158,8 @@ export function describePoll(n: number, report: PollReport): string {
     case "failed": {
       const err = report.error;
       const code = err instanceof FlightwatchError ? ` [${err.code}]` : "";
-      return `${head} ${report.mode ?? ""} failed after ${report.durationMs} ms: ${err?.message ?? "unknown error"}${code}`;
+      const behind = report.behindMs ? ` (${Math.round(report.behindMs / 1000)} s behind)` : "";
+      return `${head} ${report.mode ?? ""} failed after ${report.durationMs} ms${behind}: ${err?.message ?? "unknown error"}${code}`;
     }
     default:
       return `${head} ${report.mode}: ${report.requests} requests, ${report.records} records, ${report.flights} flights, ${report.events.length} events, ${report.durationMs} ms`;

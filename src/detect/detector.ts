@@ -89,6 +89,8 @@ export interface PollReport {
   watermark?: number;
   horizon?: ScheduleHorizon;
   error?: FlightwatchError | Error;
+  /** After a failure: how far behind detection is (since the last successful poll), ms. */
+  behindMs?: number;
 }
 
 export interface DetectorOptions {
@@ -146,6 +148,8 @@ export class Detector {
       report.error = err instanceof Error ? err : new Error(String(err));
     }
     report.durationMs = Math.round(performance.now() - t0);
+    if (report.outcome === "failed")
+      report.behindMs = startedAt - (status.lastSuccessAt ?? startedAt);
     await this.#recordOutcome(report, status.failures);
     return report;
   }
@@ -164,11 +168,15 @@ export class Detector {
     } else {
       await readHorizon(this.#client, horizon, readOptions, read);
     }
-    // Dates the horizon moved onto since the last commit are taken in silently.
+    // Dates the horizon moved onto since the last commit are taken in silently, in
+    // every mode: flights first seen there were published before we looked. A full
+    // read already covers them; an incremental one reads them in addition.
     let silentFrom: string | undefined;
-    if (mode === "incremental" && state.horizonTo !== undefined && state.horizonTo < horizon.to) {
+    if (state.horizonTo !== undefined && state.horizonTo < horizon.to) {
       silentFrom = addDays(state.horizonTo, 1);
-      await readHorizon(this.#client, { from: silentFrom, to: horizon.to }, readOptions, read);
+      if (mode === "incremental") {
+        await readHorizon(this.#client, { from: silentFrom, to: horizon.to }, readOptions, read);
+      }
     }
     report.requests = read.requests;
     report.records = read.records.size;
@@ -273,6 +281,7 @@ export class Detector {
         failures,
         lastError: describeError(report.error),
         nextAttemptAt: report.startedAt + backoff,
+        behindMs: report.behindMs,
       });
       return;
     }
@@ -286,6 +295,7 @@ export class Detector {
       failures: 0,
       lastError: undefined,
       nextAttemptAt: undefined,
+      behindMs: 0,
     });
   }
 }

@@ -40,6 +40,8 @@ export interface PollStatus {
   lastError?: string;
   /** No poll before this instant (backoff after failures). */
   nextAttemptAt?: number;
+  /** How far behind detection is: time since the last successful poll at the last attempt, ms. */
+  behindMs?: number;
 }
 
 /** Everything one poll commits. */
@@ -67,12 +69,12 @@ const COMMIT_CHUNK = 1000;
 
 /**
  * KEYS: the snapshot index, then one snapshot key per snapshot. ARGV, four per
- * snapshot: stored JSON, expiry (epoch ms), index score, flight key.
+ * snapshot: stored JSON, time to live (ms), index score, flight key.
  */
 const WRITE_SNAPSHOTS = `
 for i = 2, #KEYS do
   local a = (i - 2) * 4
-  redis.call('SET', KEYS[i], ARGV[a + 1], 'PXAT', ARGV[a + 2])
+  redis.call('SET', KEYS[i], ARGV[a + 1], 'PX', ARGV[a + 2])
   redis.call('ZADD', KEYS[1], ARGV[a + 3], ARGV[a + 4])
 end
 return #KEYS - 1`;
@@ -139,6 +141,7 @@ export class DetectionStore {
       "lastRequests",
       "lastEvents",
       "nextAttemptAt",
+      "behindMs",
     ] as const) {
       const value = num(name);
       if (value !== undefined) status[name] = value;
@@ -206,10 +209,12 @@ export class DetectionStore {
       const chunk = commit.snapshots.slice(i, i + COMMIT_CHUNK);
       const args: Array<string | number> = [];
       for (const snapshot of chunk) {
+        // Relative: `now` is the airport's clock (simulated in demos and tests),
+        // which need not be Redis's.
         const expireAt = (snapshot.scheduled ?? commit.now) + commit.snapshotTtlMs;
         args.push(
           encodeSnapshot(snapshot),
-          Math.max(expireAt, commit.now + 1000),
+          Math.max(expireAt - commit.now, 1000),
           snapshot.scheduled ?? commit.now,
           snapshot.key,
         );
@@ -222,7 +227,8 @@ export class DetectionStore {
       tx.zrem(keys.snapshotIndex, key);
     }
     tx.zremrangebyscore(keys.snapshotIndex, "-inf", commit.now - commit.snapshotTtlMs);
-    const minId = Math.max(0, commit.now - commit.outboxRetentionMs);
+    // Stream entry ids are Redis's real time, not the airport's clock.
+    const minId = Math.max(0, Date.now() - commit.outboxRetentionMs);
     for (let i = 0; i < commit.events.length; i += COMMIT_CHUNK) {
       const events = commit.events.slice(i, i + COMMIT_CHUNK).map((event) => JSON.stringify(event));
       tx.eval(APPEND_EVENTS, 1, keys.outbox, OUTBOX_EVENT_FIELD, String(minId), events.join("\n"));

@@ -26,15 +26,6 @@ export const ZONE = "Europe/Amsterdam";
 /** 2026-11-21 10:00 local. */
 export const START_MS = Date.parse("2026-11-21T09:00:00Z");
 
-/**
- * Snapshot expiry of the harness's detectors: long, so that tests do not depend on
- * the real date. The store expires snapshots with PXAT, an instant on Redis's real
- * clock computed from the detector's simulated one: with the default 3 days, a
- * snapshot of a flight scheduled more than 3 days before the real today would
- * expire as it is written.
- */
-export const SNAPSHOT_TTL_MS = 20 * 365 * 86_400_000;
-
 /** Hears each page of a `/flights` walk once it has been consumed, before the next request. */
 export type FlightsPageHook = (page: Page<Flight>) => void;
 
@@ -146,7 +137,6 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
       store: new DetectionStore(connection, keys),
       settings: {
         intervalMs: 1000,
-        snapshotTtlMs: SNAPSHOT_TTL_MS,
         ...options.settings,
         ...settings,
       },
