@@ -26,7 +26,7 @@ import { startSimulator } from "../src/simulator/http/start-simulator.js";
 import { ManualClock } from "../src/simulator/sim-clock.js";
 import { createSimulator } from "../src/simulator/simulator.js";
 import { type DetectionCommit, DetectionStore } from "../src/store/detection-store.js";
-import { connectRedis } from "../src/store/redis-connection.js";
+import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../src/store/redis-keys.js";
 import { parseApiDateTime, toLocalDate } from "../src/time/local-time.js";
 import type { Benchmark } from "./run.js";
@@ -133,18 +133,6 @@ async function benchRedis(label: string): Promise<BenchRedis> {
       for (const connection of connections) connection.disconnect();
     },
   };
-}
-
-/** Deletes every key matching the pattern (SCAN, never KEYS). */
-async function deleteByPattern(redis: Redis, pattern: string): Promise<number> {
-  let cursor = "0";
-  let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== "0");
-  return deleted;
 }
 
 function quantile(sorted: readonly number[], q: number): number {

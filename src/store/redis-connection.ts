@@ -55,3 +55,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 export function maskUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]*:)[^@/]*@/, "$1***@");
 }
+
+/** Deletes every key matching the pattern (SCAN, never KEYS); resolves to how many. */
+export async function deleteByPattern(redis: Redis, pattern: string): Promise<number> {
+  let cursor = "0";
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== "0");
+  return deleted;
+}

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
+import { deleteByPattern } from "../../src/store/redis-connection.js";
 
 /** Redis URL the tests use. */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -31,14 +32,4 @@ export async function testRedis(label = "test"): Promise<TestRedis> {
   };
 }
 
-/** Deletes every key matching the pattern (SCAN, never KEYS). */
-export async function deleteByPattern(redis: Redis, pattern: string): Promise<number> {
-  let cursor = "0";
-  let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== "0");
-  return deleted;
-}
+export { deleteByPattern };
