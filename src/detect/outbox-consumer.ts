@@ -1,6 +1,6 @@
 /**
  * Moves change events on from the outbox stream with acknowledgement (a Redis
- * consumer group). An event stays pending until its consumer acknowledges it; after
+ * consumer group); each entry holds the changes of one flight seen by one poll. An event stays pending until its consumer acknowledges it; after
  * a crash the same consumer name gets its pending events again first, and events a
  * vanished consumer left pending longer than `claimIdleMs` are claimed by another.
  * Delivery is at least once: a consumer that crashes after handling an event but
@@ -8,14 +8,14 @@
  */
 import type { Redis } from "ioredis";
 import type { ChangeEvent } from "../diff/change.js";
-import { OUTBOX_EVENT_FIELD } from "../store/detection-store.js";
+import { eventsOfFields } from "../store/outbox-entry.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 
-/** One event read from the outbox. */
+/** One entry read from the outbox: the changes of one flight seen by one poll. */
 export interface OutboxEntry {
   /** Stream entry id, for `ack`. */
   entryId: string;
-  event: ChangeEvent;
+  events: ChangeEvent[];
 }
 
 export interface OutboxConsumerOptions {
@@ -129,13 +129,9 @@ export class OutboxConsumer {
     const out: OutboxEntry[] = [];
     const gone: string[] = [];
     for (const [entryId, fields] of raw) {
-      const i = fields ? fields.indexOf(OUTBOX_EVENT_FIELD) : -1;
-      const text = i >= 0 ? fields?.[i + 1] : undefined;
-      if (text === undefined) {
-        gone.push(entryId);
-        continue;
-      }
-      out.push({ entryId, event: JSON.parse(text) as ChangeEvent });
+      const events = eventsOfFields(fields);
+      if (events === undefined) gone.push(entryId);
+      else out.push({ entryId, events });
     }
     await this.ack(gone);
     return out;

@@ -94,7 +94,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
           continue;
         }
         for (const entry of entries) {
-          await options.onEvent(entry.event);
+          for (const event of entry.events) await options.onEvent(event);
           crashPoint("watch.after-print");
           await consumer.ack([entry.entryId]);
         }

@@ -12,6 +12,7 @@
 import type { Redis } from "ioredis";
 import type { ChangeEvent } from "../diff/change.js";
 import type { FlightSnapshot } from "../diff/flight-snapshot.js";
+import { encodeOutboxEntries, OUTBOX_FIELD } from "./outbox-entry.js";
 import type { RedisKeys } from "./redis-keys.js";
 
 /** Detection state, as kept in the `detection` hash. */
@@ -59,9 +60,6 @@ export interface DetectionCommit {
   /** Now, epoch ms (expiry of snapshots without a scheduled time, index pruning). */
   now: number;
 }
-
-/** Field of an outbox entry that holds the event as JSON. */
-export const OUTBOX_EVENT_FIELD = "event";
 
 const MGET_CHUNK = 500;
 /** Snapshots or events per script call of a commit (bounds its arguments and run time). */
@@ -229,9 +227,10 @@ export class DetectionStore {
     tx.zremrangebyscore(keys.snapshotIndex, "-inf", commit.now - commit.snapshotTtlMs);
     // Stream entry ids are Redis's real time, not the airport's clock.
     const minId = Math.max(0, Date.now() - commit.outboxRetentionMs);
-    for (let i = 0; i < commit.events.length; i += COMMIT_CHUNK) {
-      const events = commit.events.slice(i, i + COMMIT_CHUNK).map((event) => JSON.stringify(event));
-      tx.eval(APPEND_EVENTS, 1, keys.outbox, OUTBOX_EVENT_FIELD, String(minId), events.join("\n"));
+    const entries = encodeOutboxEntries(commit.events);
+    for (let i = 0; i < entries.length; i += COMMIT_CHUNK) {
+      const chunk = entries.slice(i, i + COMMIT_CHUNK);
+      tx.eval(APPEND_EVENTS, 1, keys.outbox, OUTBOX_FIELD, String(minId), chunk.join("\n"));
     }
     const state: Record<string, string> = {};
     if (commit.state.watermark !== undefined) state.watermark = String(commit.state.watermark);

@@ -12,7 +12,7 @@ import type { Flight } from "../../src/api/types.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
-import { OUTBOX_EVENT_FIELD } from "../../src/store/detection-store.js";
+import { readOutboxEvents } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
@@ -51,13 +51,7 @@ describe("flightwatch watch under SIGKILL", () => {
       ...(crashAt ? { FLIGHTWATCH_CRASH_AT: crashAt } : {}),
     });
 
-  async function outbox(): Promise<ChangeEvent[]> {
-    const entries = await t.redis.xrange(keys.outbox, "-", "+");
-    return entries.map(([, fields]) => {
-      const i = fields.indexOf(OUTBOX_EVENT_FIELD);
-      return JSON.parse(fields[i + 1] ?? "null") as ChangeEvent;
-    });
-  }
+  const outbox = (): Promise<ChangeEvent[]> => readOutboxEvents(t.redis, keys);
 
   it(`loses no change and records none twice across ${KILLS} kills`, async () => {
     const targets = [...sim.simulator.store.all()]

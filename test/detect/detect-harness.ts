@@ -18,7 +18,8 @@ import type { ChangeEvent } from "../../src/diff/change.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { ManualClock } from "../../src/simulator/sim-clock.js";
 import { createSimulator, type SimulatorOptions } from "../../src/simulator/simulator.js";
-import { DetectionStore, OUTBOX_EVENT_FIELD } from "../../src/store/detection-store.js";
+import { DetectionStore } from "../../src/store/detection-store.js";
+import { readOutboxEvents } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
 
@@ -154,12 +155,8 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
     store: new DetectionStore(redis.redis, keys),
     detector,
     another: makeDetector,
-    async outbox() {
-      const entries = await redis.redis.xrange(keys.outbox, "-", "+");
-      return entries.map(([, fields]) => {
-        const i = fields.indexOf(OUTBOX_EVENT_FIELD);
-        return JSON.parse(fields[i + 1] ?? "null") as ChangeEvent;
-      });
+    outbox() {
+      return readOutboxEvents(redis.redis, keys);
     },
     operating(codeshares = 0) {
       const found = [...simulator.store.all()].find(

@@ -1,12 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OutboxConsumer } from "../../src/detect/outbox-consumer.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
-import { OUTBOX_EVENT_FIELD } from "../../src/store/detection-store.js";
+import {
+  decodeOutboxEntry,
+  encodeOutboxEntries,
+  OUTBOX_FIELD,
+} from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
 
-const event = (id: string) =>
-  ({ id, kind: "gate", field: "gate", new: id }) as unknown as ChangeEvent;
+const event = (id: string, flight = "D:2026-11-21:KL1234", version = 1): ChangeEvent => ({
+  id,
+  kind: "gate",
+  field: "gate",
+  action: "changed",
+  new: id,
+  flight: { key: flight, id: "1", mainFlight: "KL1234", flightNames: ["KL1234"] },
+  version,
+});
 
 describe("OutboxConsumer on a real Redis", () => {
   let t: TestRedis;
@@ -20,7 +31,7 @@ describe("OutboxConsumer on a real Redis", () => {
   });
 
   const add = (id: string) =>
-    t.redis.xadd(keys.outbox, "*", OUTBOX_EVENT_FIELD, JSON.stringify(event(id)));
+    t.redis.xadd(keys.outbox, "*", OUTBOX_FIELD, encodeOutboxEntries([event(id)])[0] as string);
   const consumer = (name: string, claimIdleMs = 60_000) =>
     new OutboxConsumer({
       redis: t.redis,
@@ -35,7 +46,7 @@ describe("OutboxConsumer on a real Redis", () => {
     await add("old");
     await consumer("a").ensureGroup();
     await add("new");
-    expect((await consumer("a").read()).map((e) => e.event.id)).toEqual(["new"]);
+    expect((await consumer("a").read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["new"]);
     const all = new OutboxConsumer({
       redis: t.redis,
       keys,
@@ -44,7 +55,7 @@ describe("OutboxConsumer on a real Redis", () => {
       blockMs: 50,
     });
     await all.ensureGroup(true);
-    expect((await all.read()).map((e) => e.event.id)).toEqual(["old", "new"]);
+    expect((await all.read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["old", "new"]);
   });
 
   it("gives a restarted consumer its unacknowledged events first, and acked ones never again", async () => {
@@ -53,11 +64,11 @@ describe("OutboxConsumer on a real Redis", () => {
     await add("1");
     await add("2");
     const read = await first.read();
-    expect(read.map((e) => e.event.id)).toEqual(["1", "2"]);
+    expect(read.flatMap((e) => e.events.map((x) => x.id))).toEqual(["1", "2"]);
     await first.ack([read[0]?.entryId as string]);
     // "Crash": a new instance under the same name.
     const again = consumer("a");
-    expect((await again.read()).map((e) => e.event.id)).toEqual(["2"]);
+    expect((await again.read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["2"]);
     await again.ack([read[1]?.entryId as string]);
     expect(await again.read()).toEqual([]);
     expect(await again.read()).toEqual([]);
@@ -70,7 +81,7 @@ describe("OutboxConsumer on a real Redis", () => {
     expect(await gone.read()).toHaveLength(1);
     const other = consumer("b", 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await other.read()).map((e) => e.event.id)).toEqual(["1"]);
+    expect((await other.read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["1"]);
   });
 
   it("acknowledges and skips pending entries that were trimmed away", async () => {
@@ -83,5 +94,22 @@ describe("OutboxConsumer on a real Redis", () => {
     expect(await restarted.read()).toEqual([]);
     const pending = (await t.redis.xpending(keys.outbox, "g")) as [number];
     expect(pending[0]).toBe(0);
+  });
+});
+
+describe("outbox entries", () => {
+  it("hold the changes of one flight and version each, and give the events back in order", () => {
+    const events = [
+      event("a"),
+      event("b"),
+      event("c", "A:2026-11-21:KL1001"),
+      event("d", "A:2026-11-21:KL1001", 2),
+      event("e"),
+    ];
+    const entries = encodeOutboxEntries(events);
+    expect(entries).toHaveLength(4);
+    expect(entries.flatMap((text) => decodeOutboxEntry(text))).toEqual(events);
+    // The identity is written once per entry (its key, mainFlight and one flight name).
+    expect(entries[0]?.match(/KL1234/g)).toHaveLength(3);
   });
 });
