@@ -7,6 +7,7 @@
 import type { Flight } from "../api/types.js";
 import { parseApiDateTime, toLocalDate } from "../time/local-time.js";
 import { type FlightIdentity, type SnapshotFields, snapshotFields } from "./flight-snapshot.js";
+import { sortStrings } from "./sort-strings.js";
 
 /** One physical flight as seen in one batch of records. */
 export interface ObservedFlight {
@@ -58,7 +59,10 @@ export function foldCodeshares(records: Iterable<Flight>, zone: string): Observe
     else groups.set(key, [record]);
   }
   const out: ObservedFlight[] = [];
-  for (const [key, group] of groups) out.push(observe(key, group, zone));
+  // forEach rather than for-of: no [key, value] entry array per flight.
+  groups.forEach((group, key) => {
+    out.push(observe(key, group, zone));
+  });
   return out;
 }
 
@@ -67,38 +71,99 @@ function observe(key: string, group: Flight[], zone: string): ObservedFlight {
   let newest: Flight | undefined;
   let newestVersion = -1;
   let operating: Flight | undefined;
-  const names = new Set<string>();
+  // Codeshare records usually repeat the operating record's stamp: parse it once.
+  let lastStamp: string | undefined;
+  let lastUpdated = 0;
   for (const record of group) {
-    const updated = record.lastUpdatedAt ? (parseApiDateTime(record.lastUpdatedAt, zone) ?? 0) : 0;
+    const stamp = record.lastUpdatedAt;
+    let updated = 0;
+    if (stamp) {
+      if (stamp !== lastStamp) {
+        lastStamp = stamp;
+        lastUpdated = parseApiDateTime(stamp, zone) ?? 0;
+      }
+      updated = lastUpdated;
+    }
     if (updated > version) version = updated;
     if (updated > newestVersion) {
       newest = record;
       newestVersion = updated;
     }
-    if (isOperatingRecord(record) && !operating) operating = record;
-    if (record.flightName) names.add(record.flightName);
-    for (const partner of record.codeshares?.codeshares ?? []) names.add(partner);
+    if (!operating && isOperatingRecord(record)) operating = record;
   }
   const source = operating ?? newest ?? (group[0] as Flight);
   const mainFlight = source.mainFlight ?? source.flightName ?? (source.id as string);
-  names.delete(mainFlight);
   const scheduled = source.scheduleDateTime
     ? parseApiDateTime(source.scheduleDateTime, zone)
     : undefined;
-  const identity: FlightIdentity = {
-    key,
-    id: source.id ?? "",
-    mainFlight,
-    flightNames: [mainFlight, ...[...names].sort()],
-  };
-  if (source.flightDirection) identity.direction = source.flightDirection;
+  const id = source.id ?? "";
+  const flightNames = flightNamesOf(group, mainFlight);
+  const direction = source.flightDirection;
   const scheduleDate = scheduleDateOf(source, zone);
-  if (scheduleDate) identity.scheduleDate = scheduleDate;
-  if (scheduled !== undefined) identity.scheduled = scheduled;
+  let identity: FlightIdentity;
+  if (direction && scheduleDate && scheduled !== undefined) {
+    // The usual case, as one literal (cheaper than growing the object property by property).
+    identity = { key, id, mainFlight, flightNames, direction, scheduleDate, scheduled };
+  } else {
+    identity = { key, id, mainFlight, flightNames };
+    if (direction) identity.direction = direction;
+    if (scheduleDate) identity.scheduleDate = scheduleDate;
+    if (scheduled !== undefined) identity.scheduled = scheduled;
+  }
   return {
     identity,
     version,
     fields: snapshotFields(source, zone),
     fromOperating: operating !== undefined,
   };
+}
+
+/**
+ * Every flight number of a group, the main flight first and the others sorted and
+ * unique: the names of its records and the partners they list. Hot (once per flight
+ * per poll), so well-formed records take a plain array instead of a Set; anything
+ * else (a non-string name, a non-array list) takes the general path.
+ */
+export function flightNamesOf(group: readonly Flight[], mainFlight: string): string[] {
+  const names = scratch;
+  names.length = 0;
+  for (const record of group) {
+    const name = record.flightName;
+    if (name) {
+      if (typeof name !== "string") return flightNamesBySet(group, mainFlight);
+      names.push(name);
+    }
+    const partners = record.codeshares?.codeshares;
+    if (partners === undefined || partners === null) continue;
+    if (!Array.isArray(partners)) return flightNamesBySet(group, mainFlight);
+    for (let i = 0; i < partners.length; i++) {
+      const partner: unknown = partners[i];
+      if (typeof partner !== "string") return flightNamesBySet(group, mainFlight);
+      names.push(partner);
+    }
+  }
+  sortStrings(names);
+  let unique = 0;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (name !== mainFlight && (i === 0 || name !== names[i - 1])) names[unique++] = name;
+  }
+  const out = [mainFlight];
+  for (let i = 0; i < unique; i++) out.push(names[i] as string);
+  names.length = 0;
+  return out;
+}
+
+/** Reused by `flightNamesOf` (never re-entered): one flight's names need no array of their own. */
+const scratch: string[] = [];
+
+/** The general path of `flightNamesOf`, for records whose names are not all strings. */
+function flightNamesBySet(group: readonly Flight[], mainFlight: string): string[] {
+  const names = new Set<string>();
+  for (const record of group) {
+    if (record.flightName) names.add(record.flightName);
+    for (const partner of record.codeshares?.codeshares ?? []) names.add(partner);
+  }
+  names.delete(mainFlight);
+  return [mainFlight, ...[...names].sort()];
 }

@@ -5,14 +5,16 @@
  * older than the snapshot is stale and changes nothing.
  */
 import { formatApiDateTime } from "../time/local-time.js";
-import type { Change, ChangeKind } from "./change.js";
+import type { Change, ChangeKind, ChangeValue } from "./change.js";
 import type { ObservedFlight } from "./codeshare-fold.js";
 import {
   type CheckinSummary,
   type FlightSnapshot,
   mergeFields,
   type SnapshotFields,
+  type SnapshotTimes,
   TIME_FIELDS,
+  type TimeField,
 } from "./flight-snapshot.js";
 
 /** Result of diffing one observation. */
@@ -23,23 +25,6 @@ export interface DiffResult {
   /** The observation was older than the snapshot and ignored. */
   stale: boolean;
 }
-
-type ScalarField = "gate" | "pier" | "terminal" | "aircraftType" | "registration" | "serviceType";
-const SCALARS: ReadonlyArray<[ScalarField, ChangeKind, string]> = [
-  ["gate", "gate", "gate"],
-  ["pier", "pier", "pier"],
-  ["terminal", "terminal", "terminal"],
-  ["aircraftType", "aircraftType", "aircraftType"],
-  ["registration", "registration", "aircraftRegistration"],
-  ["serviceType", "serviceType", "serviceType"],
-];
-
-type SetField = "belts" | "codeshares" | "route";
-const SETS: ReadonlyArray<[SetField, ChangeKind, string]> = [
-  ["belts", "belt", "baggageClaim"],
-  ["codeshares", "codeshares", "codeshares"],
-  ["route", "route", "route"],
-];
 
 const MINUTE = 60_000;
 
@@ -64,29 +49,57 @@ export function diffFlight(
   // The operating record is the authority on identity; codeshare-only sightings
   // keep what was known. Built field by field: this is the differ's hot path.
   const source = observed.fromOperating ? observed.identity : previous;
+  const id = source.id || previous.id;
+  const flightNames = unionNames(previous, observed.identity.flightNames);
+  const version = Math.max(previous.version, observed.version);
+  const fields = mergeFields(previous.fields, observed.fields);
+  const direction = source.direction ?? previous.direction;
+  const scheduleDate = source.scheduleDate ?? previous.scheduleDate;
+  const scheduled = source.scheduled ?? previous.scheduled;
+  if (direction && scheduleDate && scheduled !== undefined) {
+    // The usual case, as one literal: adding properties one by one would grow the
+    // object's property store on every diff.
+    const snapshot: FlightSnapshot = {
+      key: previous.key,
+      id,
+      mainFlight: previous.mainFlight,
+      flightNames,
+      version,
+      fields,
+      direction,
+      scheduleDate,
+      scheduled,
+    };
+    return { snapshot, changes, stale: false };
+  }
   const snapshot: FlightSnapshot = {
     key: previous.key,
-    id: source.id || previous.id,
+    id,
     mainFlight: previous.mainFlight,
-    flightNames: unionNames(previous, observed.identity.flightNames),
-    version: Math.max(previous.version, observed.version),
-    fields: mergeFields(previous.fields, observed.fields),
+    flightNames,
+    version,
+    fields,
   };
-  const direction = source.direction ?? previous.direction;
   if (direction) snapshot.direction = direction;
-  const scheduleDate = source.scheduleDate ?? previous.scheduleDate;
   if (scheduleDate) snapshot.scheduleDate = scheduleDate;
-  const scheduled = source.scheduled ?? previous.scheduled;
   if (scheduled !== undefined) snapshot.scheduled = scheduled;
   return { snapshot, changes, stale: false };
 }
 
 /** Every flight number known for the flight: once sold under a number, it keeps matching. */
 function unionNames(previous: FlightSnapshot, seen: readonly string[]): string[] {
-  if (seen.every((name) => previous.flightNames.includes(name))) return previous.flightNames;
+  if (containsAll(previous.flightNames, seen)) return previous.flightNames;
   const names = new Set([...previous.flightNames, ...seen]);
   names.delete(previous.mainFlight);
   return [previous.mainFlight, ...[...names].sort()];
+}
+
+function containsAll(names: readonly string[], seen: readonly string[]): boolean {
+  outer: for (let i = 0; i < seen.length; i++) {
+    for (let j = 0; j < names.length; j++) if (names[j] === seen[i]) continue outer;
+    return false;
+  }
+  return true;
 }
 
 /** The change reported when a known flight is no longer listed upstream. */
@@ -102,31 +115,58 @@ export function diffFields(
   zone: string,
 ): Change[] {
   const changes: Change[] = [];
-  for (const [name, kind, field] of SCALARS) {
-    const now = observed[name];
-    const was = known[name];
-    if (now === undefined || now === was) continue;
-    changes.push(valueChange(kind, field, was, now));
-  }
+  // Field by field rather than a loop over a table of names: each comparison then
+  // reads one known property, which keeps this hot path cheap.
+  diffScalar("gate", "gate", known.gate, observed.gate, changes);
+  diffScalar("pier", "pier", known.pier, observed.pier, changes);
+  diffScalar("terminal", "terminal", known.terminal, observed.terminal, changes);
+  diffScalar("aircraftType", "aircraftType", known.aircraftType, observed.aircraftType, changes);
+  diffScalar(
+    "registration",
+    "aircraftRegistration",
+    known.registration,
+    observed.registration,
+    changes,
+  );
+  diffScalar("serviceType", "serviceType", known.serviceType, observed.serviceType, changes);
   diffStates(known.states, observed.states, changes);
   diffTimes(known, observed, scheduled, zone, changes);
-  for (const [name, kind, field] of SETS) {
-    const now = observed[name];
-    const was = known[name];
-    if (now === undefined || sameList(was, now)) continue;
-    changes.push(valueChange(kind, field, was, now));
-  }
+  diffList("belt", "baggageClaim", known.belts, observed.belts, changes);
+  diffList("codeshares", "codeshares", known.codeshares, observed.codeshares, changes);
+  diffList("route", "route", known.route, observed.route, changes);
   if (observed.checkin && !sameCheckin(known.checkin, observed.checkin)) {
     changes.push(valueChange("checkin", "checkinAllocations", known.checkin, observed.checkin));
   }
   return changes;
 }
 
-function valueChange<T extends string | number | string[] | CheckinSummary>(
+function diffScalar(
   kind: ChangeKind,
   field: string,
-  was: T | undefined,
-  now: T,
+  was: string | number | undefined,
+  now: string | number | undefined,
+  out: Change[],
+): void {
+  if (now === undefined || now === was) return;
+  out.push(valueChange(kind, field, was, now));
+}
+
+function diffList(
+  kind: ChangeKind,
+  field: string,
+  was: string[] | undefined,
+  now: string[] | undefined,
+  out: Change[],
+): void {
+  if (now === undefined || sameList(was, now)) return;
+  out.push(valueChange(kind, field, was, now));
+}
+
+function valueChange(
+  kind: ChangeKind,
+  field: string,
+  was: ChangeValue | undefined,
+  now: ChangeValue,
 ): Change {
   const change: Change = { kind, field, action: was === undefined ? "assigned" : "changed" };
   if (was !== undefined) change.old = was;
@@ -136,14 +176,18 @@ function valueChange<T extends string | number | string[] | CheckinSummary>(
 
 function diffStates(was: string[] | undefined, now: string[] | undefined, out: Change[]): void {
   if (!now || sameList(was, now)) return;
-  const before = new Set(was ?? []);
-  const after = new Set(now);
+  const before = was ?? [];
   for (const state of now) {
-    if (!before.has(state)) out.push(stateChange(state, "added", was, now));
+    if (!has(before, state)) out.push(stateChange(state, "added", was, now));
   }
-  for (const state of was ?? []) {
-    if (!after.has(state)) out.push(stateChange(state, "withdrawn", was, now));
+  for (const state of before) {
+    if (!has(now, state)) out.push(stateChange(state, "withdrawn", was, now));
   }
+}
+
+/** Membership as a Set would answer it; a scan for the few states a flight has. */
+function has(list: readonly string[], value: string): boolean {
+  return list.length <= 16 ? list.includes(value) : new Set(list).has(value);
 }
 
 function stateChange(
@@ -164,24 +208,33 @@ function diffTimes(
   zone: string,
   out: Change[],
 ): void {
-  if (!observed.times) return;
-  for (const field of TIME_FIELDS) {
-    const now = observed.times[field];
-    const was = known.times?.[field];
-    if (now === undefined || now === was) continue;
-    const change: Change = {
-      kind: "time",
-      field,
-      action: was === undefined ? "assigned" : "changed",
-      new: formatApiDateTime(now, zone),
-    };
-    if (was !== undefined) {
-      change.old = formatApiDateTime(was, zone);
-      change.shiftMinutes = Math.round((now - was) / MINUTE);
-    }
-    if (scheduled !== undefined) change.delayMinutes = Math.round((now - scheduled) / MINUTE);
-    out.push(change);
+  const now = observed.times;
+  if (!now) return;
+  const was: SnapshotTimes = known.times ?? {};
+  for (const field of TIME_FIELDS) diffTime(field, was[field], now[field], scheduled, zone, out);
+}
+
+function diffTime(
+  field: TimeField,
+  was: number | undefined,
+  now: number | undefined,
+  scheduled: number | undefined,
+  zone: string,
+  out: Change[],
+): void {
+  if (now === undefined || now === was) return;
+  const change: Change = {
+    kind: "time",
+    field,
+    action: was === undefined ? "assigned" : "changed",
+    new: formatApiDateTime(now, zone),
+  };
+  if (was !== undefined) {
+    change.old = formatApiDateTime(was, zone);
+    change.shiftMinutes = Math.round((now - was) / MINUTE);
   }
+  if (scheduled !== undefined) change.delayMinutes = Math.round((now - scheduled) / MINUTE);
+  out.push(change);
 }
 
 function sameList(

@@ -6,6 +6,7 @@
  */
 import { FLIGHT_DATE_TIME_FIELDS, type Flight, type FlightDateTimeField } from "../api/types.js";
 import { parseApiDateTime } from "../time/local-time.js";
+import { sortStrings } from "./sort-strings.js";
 
 /** A time field whose changes are reported: any but the schedule and `lastUpdatedAt`. */
 export type TimeField = Exclude<FlightDateTimeField, "scheduleDateTime" | "lastUpdatedAt">;
@@ -14,6 +15,33 @@ export type TimeField = Exclude<FlightDateTimeField, "scheduleDateTime" | "lastU
 export const TIME_FIELDS: readonly TimeField[] = FLIGHT_DATE_TIME_FIELDS.filter(
   (field): field is TimeField => field !== "scheduleDateTime" && field !== "lastUpdatedAt",
 );
+
+/** Time fields of a snapshot, epoch ms; an absent field is unknown. */
+export type SnapshotTimes = Partial<Record<TimeField, number>>;
+
+/**
+ * The time fields that `readTimes` and `coversTimes` name one by one: a property
+ * written or read by name is several times cheaper than by a variable key, and these
+ * run for every flight of every poll. Must be `TIME_FIELDS`, in its order: the lines
+ * below fail to compile when the contract's fields change, and a test checks the order.
+ */
+export const UNROLLED_TIME_FIELDS = [
+  "estimatedLandingTime",
+  "actualLandingTime",
+  "publicEstimatedOffBlockTime",
+  "actualOffBlockTime",
+  "expectedTimeBoarding",
+  "expectedTimeGateClosing",
+  "expectedTimeGateOpen",
+  "expectedTimeOnBelt",
+] as const;
+type Unrolled = (typeof UNROLLED_TIME_FIELDS)[number];
+const unrolledIsComplete: [TimeField] extends [Unrolled]
+  ? [Unrolled] extends [TimeField]
+    ? true
+    : never
+  : never = true;
+void unrolledIsComplete;
 
 /** Check-in summary: what a passenger or desk planner notices. */
 export interface CheckinSummary {
@@ -34,7 +62,7 @@ export interface SnapshotFields {
   terminal?: number;
   /** Public flight states, sorted. */
   states?: string[];
-  times?: Partial<Record<TimeField, number>>;
+  times?: SnapshotTimes;
   /** Baggage belts, sorted. */
   belts?: string[];
   checkin?: CheckinSummary;
@@ -74,7 +102,14 @@ const sortedStrings = (values: readonly unknown[] | undefined): string[] | undef
   if (!values || values.length === 0) return undefined;
   if (isSortedSet(values)) return values.slice();
   const out = values.filter((v): v is string => typeof v === "string" && v !== "");
-  return out.length > 0 ? [...new Set(out)].sort() : undefined;
+  if (out.length === 0) return undefined;
+  sortStrings(out);
+  let unique = 1;
+  for (let i = 1; i < out.length; i++) {
+    if (out[i] !== out[unique - 1]) out[unique++] = out[i] as string;
+  }
+  out.length = unique;
+  return out;
 };
 
 /** Already non-empty strings in strictly ascending order (the common case): no sort needed. */
@@ -87,8 +122,11 @@ function isSortedSet(values: readonly unknown[]): values is string[] {
   return true;
 }
 
-const text = (value: unknown): string | undefined =>
-  typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+const text = (value: unknown): string | undefined => {
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : trimmed;
+};
 
 /** Extracts the diffable fields of one record. */
 export function snapshotFields(flight: Flight, zone: string): SnapshotFields {
@@ -100,17 +138,8 @@ export function snapshotFields(flight: Flight, zone: string): SnapshotFields {
   if (typeof flight.terminal === "number") fields.terminal = flight.terminal;
   const states = sortedStrings(flight.publicFlightState?.flightStates);
   if (states) fields.states = states;
-  const times: Partial<Record<TimeField, number>> = {};
-  let anyTime = false;
-  for (const field of TIME_FIELDS) {
-    const value = flight[field];
-    const ms = typeof value === "string" ? parseApiDateTime(value, zone) : undefined;
-    if (ms !== undefined) {
-      times[field] = ms;
-      anyTime = true;
-    }
-  }
-  if (anyTime) fields.times = times;
+  const times = readTimes(flight, zone);
+  if (times) fields.times = times;
   const belts = sortedStrings(flight.baggageClaim?.belts);
   if (belts) fields.belts = belts;
   const checkin = checkinSummary(flight, zone);
@@ -128,6 +157,56 @@ export function snapshotFields(flight: Flight, zone: string): SnapshotFields {
   if (serviceType) fields.serviceType = serviceType;
   return fields;
 }
+
+/** The record's parsable time fields, in `TIME_FIELDS` order, or undefined when none. */
+function readTimes(flight: Flight, zone: string): SnapshotTimes | undefined {
+  const times: SnapshotTimes = {};
+  let any = false;
+  let ms = instant(flight.estimatedLandingTime, zone);
+  if (ms !== undefined) {
+    times.estimatedLandingTime = ms;
+    any = true;
+  }
+  ms = instant(flight.actualLandingTime, zone);
+  if (ms !== undefined) {
+    times.actualLandingTime = ms;
+    any = true;
+  }
+  ms = instant(flight.publicEstimatedOffBlockTime, zone);
+  if (ms !== undefined) {
+    times.publicEstimatedOffBlockTime = ms;
+    any = true;
+  }
+  ms = instant(flight.actualOffBlockTime, zone);
+  if (ms !== undefined) {
+    times.actualOffBlockTime = ms;
+    any = true;
+  }
+  ms = instant(flight.expectedTimeBoarding, zone);
+  if (ms !== undefined) {
+    times.expectedTimeBoarding = ms;
+    any = true;
+  }
+  ms = instant(flight.expectedTimeGateClosing, zone);
+  if (ms !== undefined) {
+    times.expectedTimeGateClosing = ms;
+    any = true;
+  }
+  ms = instant(flight.expectedTimeGateOpen, zone);
+  if (ms !== undefined) {
+    times.expectedTimeGateOpen = ms;
+    any = true;
+  }
+  ms = instant(flight.expectedTimeOnBelt, zone);
+  if (ms !== undefined) {
+    times.expectedTimeOnBelt = ms;
+    any = true;
+  }
+  return any ? times : undefined;
+}
+
+const instant = (value: unknown, zone: string): number | undefined =>
+  typeof value === "string" ? parseApiDateTime(value, zone) : undefined;
 
 function checkinSummary(flight: Flight, zone: string): CheckinSummary | undefined {
   const allocations = flight.checkinAllocations?.checkinAllocations;
@@ -165,7 +244,56 @@ function checkinSummary(flight: Flight, zone: string): CheckinSummary | undefine
  * an absent one keeps what was known. Time fields merge one by one.
  */
 export function mergeFields(known: SnapshotFields, observed: SnapshotFields): SnapshotFields {
+  // Nearly always the upstream sends the same fields as last time: then the overlay
+  // is the observation itself, and copying both objects is the differ's largest cost.
+  if (coversFields(known, observed)) return observed;
   const merged: SnapshotFields = { ...known, ...observed };
   if (known.times || observed.times) merged.times = { ...known.times, ...observed.times };
   return merged;
 }
+
+/**
+ * Whether overlaying `observed` on `known` (as `mergeFields` does) gives `observed`:
+ * each property of `known` is a defined field that `observed` has too, times included.
+ * Counts the properties rather than looking each one up by a variable key (slow), so
+ * a property of a kind not listed here (an undefined value, an unknown field) fails it.
+ */
+function coversFields(known: SnapshotFields, observed: SnapshotFields): boolean {
+  let properties = 0;
+  for (const _ in known) properties++;
+  const covered =
+    both(known.gate, observed.gate) +
+    both(known.pier, observed.pier) +
+    both(known.terminal, observed.terminal) +
+    both(known.states, observed.states) +
+    both(known.times, observed.times) +
+    both(known.belts, observed.belts) +
+    both(known.checkin, observed.checkin) +
+    both(known.codeshares, observed.codeshares) +
+    both(known.aircraftType, observed.aircraftType) +
+    both(known.registration, observed.registration) +
+    both(known.route, observed.route) +
+    both(known.serviceType, observed.serviceType);
+  if (covered !== properties) return false;
+  return known.times === undefined || coversTimes(known.times, observed.times as SnapshotTimes);
+}
+
+/** `coversFields` for the time fields. */
+function coversTimes(known: SnapshotTimes, observed: SnapshotTimes): boolean {
+  let properties = 0;
+  for (const _ in known) properties++;
+  const covered =
+    both(known.estimatedLandingTime, observed.estimatedLandingTime) +
+    both(known.actualLandingTime, observed.actualLandingTime) +
+    both(known.publicEstimatedOffBlockTime, observed.publicEstimatedOffBlockTime) +
+    both(known.actualOffBlockTime, observed.actualOffBlockTime) +
+    both(known.expectedTimeBoarding, observed.expectedTimeBoarding) +
+    both(known.expectedTimeGateClosing, observed.expectedTimeGateClosing) +
+    both(known.expectedTimeGateOpen, observed.expectedTimeGateOpen) +
+    both(known.expectedTimeOnBelt, observed.expectedTimeOnBelt);
+  return covered === properties;
+}
+
+/** 0 when the known value is absent, 1 when both are present, NaN (never equal) when only the known one is. */
+const both = (known: unknown, observed: unknown): number =>
+  known === undefined ? 0 : observed === undefined ? Number.NaN : 1;

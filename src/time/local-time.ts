@@ -40,21 +40,36 @@ const OFFSET_CACHE_LIMIT = 100_000;
  */
 export function offsetMinutes(instantMs: number, zoneName: string): number {
   const bucket = Math.floor(instantMs / BUCKET_MS);
+  // Callers ask about nearby instants in a row: the last cached bucket answers first.
+  if (bucket === last.bucket && zoneName === last.zone) return last.offset;
   let cache = offsetCache.get(zoneName);
   if (!cache) {
     cache = new Map();
     offsetCache.set(zoneName, cache);
   }
   const cached = cache.get(bucket);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) {
+    remember(zoneName, bucket, cached);
+    return cached;
+  }
   const zone = airportZone(zoneName);
   const offset = zone.offset(instantMs);
   const start = bucket * BUCKET_MS;
   if (zone.offset(start) === offset && zone.offset(start + BUCKET_MS - 1) === offset) {
     if (cache.size >= OFFSET_CACHE_LIMIT) cache.clear();
     cache.set(bucket, offset);
+    remember(zoneName, bucket, offset);
   }
   return offset;
+}
+
+/** The last bucket `offsetMinutes` found cacheable (no transition inside). */
+const last = { zone: "", bucket: Number.NaN, offset: 0 };
+
+function remember(zone: string, bucket: number, offset: number): void {
+  last.zone = zone;
+  last.bucket = bucket;
+  last.offset = offset;
 }
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
@@ -92,11 +107,108 @@ const suffixCache = new Map<number, string>();
 
 /**
  * Formats an instant as the API does: `yyyy-MM-dd'T'HH:mm:ss.SSS+01:00` in the zone.
- * Hot in the simulator (ten stamps a record) and the differ, so it builds the text
- * from cached day prefixes and padded-number tables instead of a Date per call.
+ * Hot in the simulator (ten stamps a record) and the differ: whole milliseconds in
+ * years 1970–9999 with a whole-minute offset (every real timestamp) are written in one
+ * `String.fromCharCode` call — one flat string, no concatenation — and anything else
+ * (e.g. Monrovia's −00:44:30 until 1972) by `formatGeneral`, the general path.
  */
 export function formatApiDateTime(instantMs: number, zoneName: string): string {
   const offset = offsetMinutes(instantMs, zoneName);
+  const wall = instantMs + offset * 60_000;
+  const day = Math.floor(wall / DAY_MS);
+  if (
+    !Number.isInteger(wall) ||
+    !Number.isInteger(offset) ||
+    day < 0 ||
+    day > LAST_FAST_DAY ||
+    Math.abs(offset) >= 6000
+  ) {
+    return formatGeneral(instantMs, offset);
+  }
+  civilFromDays(day);
+  // Everything below is a small non-negative integer: `| 0` keeps the arithmetic in
+  // int32, where `%` is an instruction rather than a call to fmod.
+  const year = civil.year;
+  const month = civil.month;
+  const dayOfMonth = civil.dayOfMonth;
+  let rest = (wall - day * DAY_MS) | 0;
+  const ms = rest % 1000;
+  rest = ((rest - ms) / 1000) | 0;
+  const sec = rest % 60;
+  rest = ((rest - sec) / 60) | 0;
+  const min = rest % 60;
+  const hour = ((rest - min) / 60) | 0;
+  const abs = Math.abs(offset) | 0;
+  const offsetMin = abs % 60;
+  const offsetHour = ((abs - offsetMin) / 60) | 0;
+  return String.fromCharCode(
+    ZERO + ((year / 1000) | 0),
+    ZERO + (((year / 100) | 0) % 10),
+    ZERO + (((year / 10) | 0) % 10),
+    ZERO + (year % 10),
+    DASH,
+    ZERO + ((month / 10) | 0),
+    ZERO + (month % 10),
+    DASH,
+    ZERO + ((dayOfMonth / 10) | 0),
+    ZERO + (dayOfMonth % 10),
+    T,
+    ZERO + ((hour / 10) | 0),
+    ZERO + (hour % 10),
+    COLON,
+    ZERO + ((min / 10) | 0),
+    ZERO + (min % 10),
+    COLON,
+    ZERO + ((sec / 10) | 0),
+    ZERO + (sec % 10),
+    DOT,
+    ZERO + ((ms / 100) | 0),
+    ZERO + (((ms / 10) | 0) % 10),
+    ZERO + (ms % 10),
+    offset < 0 ? DASH : PLUS,
+    ZERO + ((offsetHour / 10) | 0),
+    ZERO + (offsetHour % 10),
+    COLON,
+    ZERO + ((offsetMin / 10) | 0),
+    ZERO + (offsetMin % 10),
+  );
+}
+
+const ZERO = 48;
+const DASH = 45;
+const PLUS = 43;
+const COLON = 58;
+const DOT = 46;
+const T = 84;
+/** Day number of 9999-12-31, the last day `formatApiDateTime` writes itself. */
+const LAST_FAST_DAY = 2_932_896;
+
+/** The date `civilFromDays` found last (one shared result: no object per call). */
+const civil = { year: 0, month: 0, dayOfMonth: 0 };
+
+/**
+ * The proleptic Gregorian date of a day number (0 to LAST_FAST_DAY) into
+ * `civil`: Howard Hinnant's `civil_from_days`, the inverse of `daysFromCivil`.
+ */
+function civilFromDays(days: number): void {
+  // All quantities are non-negative and below 2^31 for days ≤ LAST_FAST_DAY: `| 0` floors.
+  const z = (days + 719_468) | 0;
+  const era = (z / 146_097) | 0;
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra =
+    ((dayOfEra - ((dayOfEra / 1460) | 0) + ((dayOfEra / 36_524) | 0) - ((dayOfEra / 146_096) | 0)) /
+      365) |
+    0;
+  const dayOfYear = dayOfEra - (365 * yearOfEra + ((yearOfEra / 4) | 0) - ((yearOfEra / 100) | 0));
+  const mp = ((5 * dayOfYear + 2) / 153) | 0;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  civil.year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  civil.month = month;
+  civil.dayOfMonth = dayOfYear - (((153 * mp + 2) / 5) | 0) + 1;
+}
+
+/** `formatApiDateTime` for any instant, from cached day prefixes and padded-number tables. */
+function formatGeneral(instantMs: number, offset: number): string {
   const wall = instantMs + offset * 60_000;
   const day = Math.floor(wall / DAY_MS);
   let prefix = dayPrefixCache.get(day);
@@ -146,8 +258,7 @@ function utcOfFields(
   if (!(month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) {
     return undefined;
   }
-  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (day > (DAYS_IN_MONTH[month - 1] ?? 0) + (leap ? 1 : 0)) return undefined;
+  if (day > daysInMonth(year, month)) return undefined;
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
   return Number.isNaN(utc) ? undefined : utc;
 }
@@ -283,46 +394,95 @@ export function parseApiDateTime(text: string, zoneName: string): number | undef
   return asUtc - sign * minutes * 60_000;
 }
 
-/** Digit at `i` of `text`, or NaN. */
-function digit(text: string, i: number): number {
-  const c = text.charCodeAt(i) - 48;
-  return c >= 0 && c <= 9 ? c : Number.NaN;
-}
-
-function num(text: string, i: number, len: number): number {
-  let n = 0;
-  for (let k = 0; k < len; k++) n = n * 10 + digit(text, i + k);
-  return n;
-}
-
 /**
  * Fast path for the shape nearly every record uses, `yyyy-MM-ddTHH:mm:ss.SSS` followed
  * by `+hh:mm`, `+hhmm` or `Z`: reads digits by position instead of a regex (the differ
- * parses ten timestamps per record). Returns undefined for any other shape.
+ * parses several timestamps per record) and computes the day number arithmetically
+ * instead of through `Date.UTC`. Returns undefined for any other shape; years before
+ * 1970 take the general `utcOfFields` path, so its reading of them stays the one answer.
  */
 function parseCanonical(text: string): number | undefined {
   const len = text.length;
   if (len !== 24 && len !== 28 && len !== 29) return undefined;
-  if (text[4] !== "-" || text[7] !== "-" || text[10] !== "T" || text[13] !== ":") return undefined;
-  if (text[16] !== ":" || text[19] !== ".") return undefined;
+  if (
+    text.charCodeAt(4) !== 45 || // -
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || // T
+    text.charCodeAt(13) !== 58 || // :
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(19) !== 46 // .
+  ) {
+    return undefined;
+  }
   let offset = 0;
   if (len === 24) {
-    if (text[23] !== "Z") return undefined;
+    if (text.charCodeAt(23) !== 90) return undefined; // Z
   } else {
-    const sign = text[23] === "+" ? 1 : text[23] === "-" ? -1 : 0;
+    const signChar = text.charCodeAt(23);
+    const sign = signChar === 43 ? 1 : signChar === 45 ? -1 : 0; // + or -
     if (sign === 0) return undefined;
     const colon = len === 29;
-    if (colon && text[26] !== ":") return undefined;
-    offset = sign * (num(text, 24, 2) * 60 + num(text, colon ? 27 : 26, 2));
+    if (colon && text.charCodeAt(26) !== 58) return undefined;
+    const hh = two(text, 24);
+    const mm = two(text, colon ? 27 : 26);
+    if (hh < 0 || mm < 0) return undefined;
+    offset = sign * (hh * 60 + mm);
   }
-  const ms = utcOfFields(
-    num(text, 0, 4),
-    num(text, 5, 2),
-    num(text, 8, 2),
-    num(text, 11, 2),
-    num(text, 14, 2),
-    num(text, 17, 2),
-    num(text, 20, 3),
-  );
-  return ms === undefined || Number.isNaN(offset) ? undefined : ms - offset * 60_000;
+  const century = two(text, 0);
+  const yy = two(text, 2);
+  const month = two(text, 5);
+  const day = two(text, 8);
+  const hour = two(text, 11);
+  const minute = two(text, 14);
+  const second = two(text, 17);
+  const msHigh = two(text, 20);
+  const msLow = text.charCodeAt(22) - 48;
+  // A negative part means a non-digit; out-of-range parts are rejected as utcOfFields does.
+  if ((century | yy | day | hour | minute | second | msHigh) < 0 || msLow < 0 || msLow > 9) {
+    return undefined;
+  }
+  const year = century * 100 + yy;
+  let utc: number | undefined;
+  if (year >= 1970) {
+    if (!(month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) {
+      return undefined;
+    }
+    if (day > daysInMonth(year, month)) return undefined;
+    utc =
+      daysFromCivil(year, month, day) * DAY_MS +
+      hour * 3_600_000 +
+      minute * 60_000 +
+      second * 1000 +
+      msHigh * 10 +
+      msLow;
+  } else {
+    utc = utcOfFields(year, month, day, hour, minute, second, msHigh * 10 + msLow);
+  }
+  return utc === undefined ? undefined : utc - offset * 60_000;
+}
+
+/** The two-digit number at `i` of `text`, or -1 when either character is not a digit. */
+function two(text: string, i: number): number {
+  const a = text.charCodeAt(i) - 48;
+  const b = text.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return DAYS_IN_MONTH[month - 1] ?? 0;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (year ≥ 0, month 1–12), as
+ * `Date.UTC` counts them: Howard Hinnant's `days_from_civil`, exported for its tests.
+ */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }

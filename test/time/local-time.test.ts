@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/errors.js";
 import {
   airportZone,
+  daysFromCivil,
   formatApiDateTime,
   fromLocalDateTime,
   localWindow,
@@ -268,6 +269,139 @@ describe("formatApiDateTime against luxon as an independent oracle", () => {
         expect(offsetMinutes(ms, zone)).toBe(DateTime.fromMillis(ms, { zone }).offset);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("the fast paths of parseApiDateTime and formatApiDateTime", () => {
+  /**
+   * The reading the digit-by-position fast path replaced, kept as the reference it
+   * must agree with: a regex, range checks, then Date.UTC (which reads years 0–99 as
+   * 1900–1999; years before 1970 still take that path).
+   */
+  const reference = (text: string): number | undefined => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})(Z|[+-]\d{2}:?\d{2})$/.exec(
+      text,
+    );
+    if (!m) return undefined;
+    const [y, mo, d, h, mi, s, ms] = m.slice(1, 8).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+    const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1] ?? 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59) return undefined;
+    const asUtc = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+    const offset = m[8] as string;
+    if (offset === "Z") return asUtc;
+    const digits = offset.replace(":", "");
+    const sign = digits[0] === "-" ? -1 : 1;
+    return asUtc - sign * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * 60_000;
+  };
+  const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, "0"));
+  const stamp = fc
+    .record({
+      year: fc.integer({ min: 0, max: 9999 }).map((n) => String(n).padStart(4, "0")),
+      month: two(13),
+      day: two(32),
+      hour: two(24),
+      minute: two(60),
+      second: two(60),
+      ms: fc.integer({ min: 0, max: 999 }).map((n) => String(n).padStart(3, "0")),
+      offset: fc.oneof(
+        fc.constant("Z"),
+        fc
+          .tuple(fc.constantFrom("+", "-"), two(99), two(99), fc.boolean())
+          .map(([sign, h, m, colon]) => `${sign}${h}${colon ? ":" : ""}${m}`),
+      ),
+    })
+    .map(
+      (p) => `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}.${p.ms}${p.offset}`,
+    );
+
+  it("daysFromCivil counts days as Date.UTC does (property)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: utc("0000-01-01T00:00:00Z"), max: 8.64e15 }), (ms) => {
+        const date = new Date(ms);
+        expect(
+          daysFromCivil(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()),
+        ).toBe(Math.floor(ms / 86_400_000));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("reads every timestamp of the canonical shape as the regex-and-Date.UTC reading did (property)", () => {
+    fc.assert(
+      fc.property(stamp, (text) => {
+        expect(parseApiDateTime(text, AMS)).toBe(reference(text));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("rejects a canonical shape with a non-digit anywhere, as the reference does", () => {
+    const good = "2026-11-21T10:15:30.123+01:00";
+    for (let i = 0; i < good.length; i++) {
+      for (const c of ["x", "/", ":", " "]) {
+        const bad = good.slice(0, i) + c + good.slice(i + 1);
+        expect(parseApiDateTime(bad, AMS), bad).toBe(reference(bad));
+      }
+    }
+  });
+
+  it("keeps the years before 1970 on the Date.UTC path, two-digit years included", () => {
+    expect(parseApiDateTime("1969-12-31T23:59:59.999Z", AMS)).toBe(-1);
+    expect(parseApiDateTime("1970-01-01T00:00:00.000Z", AMS)).toBe(0);
+    expect(parseApiDateTime("0050-06-01T00:00:00.000Z", AMS)).toBe(Date.UTC(50, 5, 1));
+  });
+
+  it("formats the edges of the fast path as luxon does", () => {
+    for (const ms of [
+      0,
+      1,
+      999,
+      Date.UTC(2000, 1, 29, 23, 59, 59, 999),
+      Date.UTC(9999, 11, 31, 22),
+    ]) {
+      expect(formatApiDateTime(ms, AMS)).toBe(
+        DateTime.fromMillis(ms, { zone: AMS }).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSSZZ"),
+      );
+    }
+    // Before 1970 the general path writes it.
+    expect(formatApiDateTime(-1, "UTC")).toBe("1969-12-31T23:59:59.999+00:00");
+  });
+
+  it("formats a zone offset that is not whole minutes by the general path", () => {
+    // Monrovia kept −00:44:30 until 1972; the fast path writes whole minutes only.
+    const ms = Date.UTC(1971, 0, 1, 12);
+    expect(offsetMinutes(ms, "Africa/Monrovia")).toBe(-44.5);
+    expect(formatApiDateTime(ms, "Africa/Monrovia")).toBe("1971-01-01T11:15:30.000-00:44.5");
+  });
+
+  it("answers offsets right when zones and instants interleave (property)", () => {
+    const zones = ["Europe/Amsterdam", "Australia/Lord_Howe", "America/St_Johns", "UTC"];
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(...zones),
+            fc.integer({ min: Date.UTC(2026, 2, 28), max: Date.UTC(2026, 3, 6) }),
+          ),
+          { minLength: 1, maxLength: 20 },
+        ),
+        (queries) => {
+          for (const [zone, ms] of queries) {
+            expect(offsetMinutes(ms, zone)).toBe(DateTime.fromMillis(ms, { zone }).offset);
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

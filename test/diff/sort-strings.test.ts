@@ -1,0 +1,31 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { sortStrings } from "../../src/diff/sort-strings.js";
+
+describe("sortStrings", () => {
+  it("orders strings as Array.prototype.sort() does, in place, at any length (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom("KL1", "KL10", "kl1", "", "É", "e"), fc.string()), {
+          maxLength: 80,
+        }),
+        (values) => {
+          const copy = values.slice();
+          expect(sortStrings(copy)).toBe(copy);
+          expect(copy).toEqual(values.slice().sort());
+        },
+      ),
+    );
+  });
+
+  it("sorts by UTF-16 code units, not by locale", () => {
+    expect(sortStrings(["b", "a", "B", "\u{1F600}", "\uFFFF", "é"])).toEqual([
+      "B",
+      "a",
+      "b",
+      "é",
+      "\u{1F600}",
+      "\uFFFF",
+    ]);
+  });
+});
