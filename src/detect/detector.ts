@@ -243,9 +243,10 @@ export class Detector {
         (!before && silentFrom !== undefined && date !== undefined && date >= silentFrom);
       const result = diffFlight(before, flight, this.#zone);
       if (result.stale) continue;
-      if (!silent) {
+      if (!silent && result.changes.length > 0) {
+        const identity = identityOf(result.snapshot);
         for (const change of result.changes) {
-          events.push(toChangeEvent(change, identityOf(result.snapshot), result.snapshot.version));
+          events.push(toChangeEvent(change, identity, result.snapshot.version));
         }
       }
       if (!before || result.changes.length > 0 || result.snapshot.version > before.version) {
