@@ -157,8 +157,11 @@ export function flightNamesOf(group: readonly Flight[], mainFlight: string): str
 /** Reused by `flightNamesOf` (never re-entered): one flight's names need no array of their own. */
 const scratch: string[] = [];
 
-/** The general path of `flightNamesOf`, for records whose names are not all strings. */
-function flightNamesBySet(group: readonly Flight[], mainFlight: string): string[] {
+/**
+ * The general path of `flightNamesOf`, for records whose names are not all strings;
+ * also the reference its fast path is tested against.
+ */
+export function flightNamesBySet(group: readonly Flight[], mainFlight: string): string[] {
   const names = new Set<string>();
   for (const record of group) {
     if (record.flightName) names.add(record.flightName);
