@@ -27,6 +27,9 @@ export interface WatchFlags {
   quiet?: boolean;
 }
 
+/** Prefix of `watch --simulator` when FLIGHTWATCH_PREFIX is not set; cleared at every start. */
+export const SIMULATOR_PREFIX = "flightwatch-demo";
+
 const EXAMPLES = `
 Examples:
   $ flightwatch watch --simulator
@@ -41,6 +44,8 @@ AIRPORT_TIMEZONE, REDIS_URL (default redis://127.0.0.1:6379), FLIGHTWATCH_PREFIX
 POLL_INTERVAL (30s; 2s with --simulator), POLL_OVERLAP (60s), RECONCILE_INTERVAL (15m),
 HORIZON_PAST_DAYS (1), HORIZON_FUTURE_DAYS (2), SNAPSHOT_TTL (3d), OUTBOX_RETENTION (7d).
 Several watchers may share one Redis: exactly one poll runs per interval among them.
+With --simulator and no FLIGHTWATCH_PREFIX, data goes under the prefix ${SIMULATOR_PREFIX},
+cleared at every start (the simulated airport is new each time).
 See docs/detection.md.`;
 
 /** Adds the `watch` subcommand. */
@@ -86,6 +91,10 @@ export async function runWatchCommand(
   if (flags.reconcile !== undefined) overrides.RECONCILE_INTERVAL = flags.reconcile;
   const settings = detectorSettingsFromEnv(env, overrides);
   const redis = redisSettingsFromEnv(env);
+  // The embedded simulator is a new airport at every start: unless told otherwise,
+  // keep its data apart from a real installation's and start from a clean slate.
+  const fresh = Boolean(flags.simulator) && !env.FLIGHTWATCH_PREFIX?.trim();
+  if (fresh) redis.prefix = SIMULATOR_PREFIX;
   const group = checkName("--group", flags.group ?? "watch");
   const consumer =
     flags.consumer === undefined ? undefined : checkName("--consumer", flags.consumer);
@@ -124,6 +133,7 @@ export async function runWatchCommand(
       ...(consumer ? { consumer } : {}),
       ...(now ? { now } : {}),
       noPoll: flags.poll === false,
+      fresh,
       onEvent: (event) => writeLine(`${JSON.stringify(event)}\n`),
       onPoll: (report) => {
         polls++;

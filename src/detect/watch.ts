@@ -12,7 +12,7 @@ import { FlightApiClient } from "../api/flight-api-client.js";
 import { crashPoint } from "../crash-point.js";
 import type { ChangeEvent } from "../diff/change.js";
 import { DetectionStore } from "../store/detection-store.js";
-import { connectRedis } from "../store/redis-connection.js";
+import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import type { RedisSettings } from "./detect-config.js";
 import { Detector, type DetectorSettings, type PollReport } from "./detector.js";
@@ -35,6 +35,12 @@ export interface WatchOptions {
   onError?: (err: Error) => void;
   /** Run no poller in this process, only consume (default false). */
   noPoll?: boolean;
+  /**
+   * Delete every key of the prefix before starting (default false): for a simulated
+   * airport that is new at every start, whose old snapshots would only produce
+   * spurious changes.
+   */
+  fresh?: boolean;
 }
 
 /** A running watcher. */
@@ -57,6 +63,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
   const client = new FlightApiClient(options.client);
   let scheduler: PollScheduler | undefined;
   try {
+    if (options.fresh) await deleteByPattern(await connect(), `${keys.prefix}:*`);
     const consumer = new OutboxConsumer({
       redis: await connect(),
       keys,

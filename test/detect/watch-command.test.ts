@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWatchCommand } from "../../src/cli/watch-command.js";
+import { DEFAULT_DETECTOR_SETTINGS } from "../../src/detect/detector.js";
+import { startWatch } from "../../src/detect/watch.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import { ErrorCode } from "../../src/errors.js";
+import { startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { completeLines, spawnCli } from "../support/cli-process.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 
@@ -71,4 +74,36 @@ describe("flightwatch watch --simulator, a real process", () => {
     expect(proc.stderr()).toMatch(/poll 1 baseline: \d+ requests/);
     expect(proc.stderr()).toMatch(/poll \d+ incremental: \d+ requests/);
   }, 45_000);
+});
+
+describe("startWatch with fresh", () => {
+  let t: TestRedis;
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("clears the prefix before it starts, and only that prefix", async () => {
+    t = await testRedis("watch-fresh");
+    const other = await testRedis("watch-fresh-other");
+    const stale = `{${t.prefix}}:snapshot:D:2026-11-20:KL0001`;
+    await t.redis.set(stale, "{}");
+    await other.redis.set(`{${other.prefix}}:snapshot:x`, "{}");
+    const sim = await startSimulator({ live: false, flightsPerDay: 50, tokens: ["t"] });
+    try {
+      const watcher = await startWatch({
+        client: { baseUrl: sim.baseUrl, token: "t" },
+        redis: { url: TEST_REDIS_URL, prefix: t.prefix },
+        settings: { ...DEFAULT_DETECTOR_SETTINGS, intervalMs: 60_000 },
+        fresh: true,
+        noPoll: true,
+        onEvent: () => undefined,
+      });
+      await watcher.stop();
+    } finally {
+      await sim.close();
+    }
+    expect(await t.redis.exists(stale)).toBe(0);
+    expect(await other.redis.exists(`{${other.prefix}}:snapshot:x`)).toBe(1);
+    await other.cleanup();
+  });
 });
