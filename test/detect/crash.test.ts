@@ -86,12 +86,6 @@ describe("flightwatch watch under SIGKILL", () => {
           clearTimeout(timer);
         }
         expect(await proc.exited).toBe("SIGKILL");
-        console.log(
-          "DBG",
-          kill,
-          Date.now() % 1000000,
-          proc.stderr().split("\n").filter(Boolean).slice(-2).join(" / "),
-        );
         printed.push(...completeLines(proc.stdout()));
         const point = CRASH_POINTS[Math.floor(kill / 2) % CRASH_POINTS.length] as string;
         proc = watch(kill % 2 === 0 ? `${point}:${1 + Math.floor(Math.random() * 4)}` : undefined);
