@@ -133,3 +133,9 @@ export class InvalidActionError extends FlightwatchError {
     this.field = field;
   }
 }
+
+/** One line about an error for people: its message, and its code when it has one. */
+export function describeError(err: unknown): string {
+  if (err instanceof FlightwatchError) return `${err.message} [${err.code}]`;
+  return err instanceof Error ? err.message : String(err);
+}

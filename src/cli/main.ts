@@ -3,7 +3,7 @@
  * Only wiring lives here; every subcommand is a file of its own under `src/cli/`.
  */
 import { Command, CommanderError } from "commander";
-import { FlightwatchError } from "../errors.js";
+import { describeError, FlightwatchError } from "../errors.js";
 import { registerApiCommand } from "./api-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerSimulateCommand } from "./simulate-command.js";
@@ -40,7 +40,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return err.exitCode;
     }
     if (err instanceof FlightwatchError) {
-      process.stderr.write(`flightwatch: ${err.message} [${err.code}]\n`);
+      process.stderr.write(`flightwatch: ${describeError(err)}\n`);
       return exitCodeOf(err);
     }
     throw err;

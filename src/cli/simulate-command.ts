@@ -14,6 +14,7 @@ import {
 } from "../simulator/http/start-simulator.js";
 import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE, parseApiDateTime } from "../time/local-time.js";
+import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 
 /** Flags of `simulate` as commander hands them over (all strings, or booleans for switches). */
 export interface SimulateFlags {
@@ -159,7 +160,7 @@ export function simulateOptions(
     port: integer("--port", flags.port ?? String(DEFAULT_PORT), 0, 65_535),
     host: flags.host ?? "127.0.0.1",
     pageSize: integer("--page-size", flags.pageSize ?? "20", 1, 10_000),
-    seed: integer("--seed", flags.seed ?? "1", -(2 ** 31), 2 ** 31 - 1),
+    seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
     flightsPerDay: integer("--flights-per-day", flags.flightsPerDay ?? "1400", 0, 1_000_000),
     speed: number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0"),
     changeRate: number("--change-rate", flags.changeRate ?? "1", (x) => x >= 0, "a number ≥ 0"),
@@ -181,7 +182,7 @@ export function simulateOptions(
     options.startMs = ms;
   }
   if (flags.faultSeed !== undefined) {
-    options.faultSeed = integer("--fault-seed", flags.faultSeed, -(2 ** 31), 2 ** 31 - 1);
+    options.faultSeed = integer("--fault-seed", flags.faultSeed, SEED_MIN, SEED_MAX);
   }
   if (flags.auth === false) {
     options.auth = false;
@@ -232,22 +233,6 @@ function faultSettings(flags: SimulateFlags): Partial<FaultSettings> {
     );
   }
   return faults;
-}
-
-function integer(flag: string, text: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || n < min || n > max) {
-    throw new ConfigError(flag, `"${text}" is not an integer from ${min} to ${max}`);
-  }
-  return n;
-}
-
-function number(flag: string, text: string, valid: (x: number) => boolean, want: string): number {
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || !valid(n)) {
-    throw new ConfigError(flag, `"${text}" is not ${want}`);
-  }
-  return n;
 }
 
 /** Where runSimulate writes, and what stops it. */

@@ -9,9 +9,10 @@ import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client
 import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-config.js";
 import type { PollReport } from "../detect/detector.js";
 import { startWatch } from "../detect/watch.js";
-import { ConfigError, FlightwatchError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
 import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 
 /** Flags of `watch` as commander hands them over. */
 export interface WatchFlags {
@@ -106,8 +107,8 @@ export async function runWatchCommand(
     const zone = env.AIRPORT_TIMEZONE || DEFAULT_AIRPORT_TIMEZONE;
     const token = randomUUID();
     sim = await startSimulator({
-      seed: integer("--seed", flags.seed ?? "1"),
-      speed: positive("--speed", flags.speed ?? "1"),
+      seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
+      speed: number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0"),
       zone,
       tokens: [token],
     });
@@ -140,8 +141,7 @@ export async function runWatchCommand(
         if (!flags.quiet) process.stderr.write(`${describePoll(polls, report)}\n`);
       },
       onError: (err) => {
-        const code = err instanceof FlightwatchError ? ` [${err.code}]` : "";
-        process.stderr.write(`flightwatch: ${err.message}${code}\n`);
+        process.stderr.write(`flightwatch: ${describeError(err)}\n`);
       },
     });
     await Promise.race([stopSignal, watcher.done]);
@@ -166,10 +166,9 @@ export function describePoll(n: number, report: PollReport): string {
     case "conflict":
       return `${head}: another poll committed first; nothing written`;
     case "failed": {
-      const err = report.error;
-      const code = err instanceof FlightwatchError ? ` [${err.code}]` : "";
       const behind = report.behindMs ? ` (${Math.round(report.behindMs / 1000)} s behind)` : "";
-      return `${head} ${report.mode ?? ""} failed after ${report.durationMs} ms${behind}: ${err?.message ?? "unknown error"}${code}`;
+      const why = report.error ? describeError(report.error) : "unknown error";
+      return `${head} ${report.mode ?? ""} failed after ${report.durationMs} ms${behind}: ${why}`;
     }
     default:
       return `${head} ${report.mode}: ${report.requests} requests, ${report.records} records, ${report.flights} flights, ${report.events.length} events, ${report.durationMs} ms`;
@@ -184,17 +183,4 @@ function checkName(flag: string, value: string): string {
     );
   }
   return value;
-}
-
-function integer(flag: string, text: string): number {
-  if (!/^-?\d+$/.test(text.trim()))
-    throw new ConfigError(flag, `expected an integer, got "${text}"`);
-  return Number(text);
-}
-
-function positive(flag: string, text: string): number {
-  const x = Number(text);
-  if (!Number.isFinite(x) || x <= 0)
-    throw new ConfigError(flag, `expected a number > 0, got "${text}"`);
-  return x;
 }

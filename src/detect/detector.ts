@@ -17,13 +17,12 @@
  * off: the next attempt waits interval × 2^(failures − 1), at most `maxBackoffMs`.
  */
 import type { FlightApiClient } from "../api/flight-api-client.js";
-import type { Flight } from "../api/types.js";
 import { crashPoint } from "../crash-point.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight, removedChange } from "../diff/flight-diff.js";
 import type { FlightIdentity, FlightSnapshot } from "../diff/flight-snapshot.js";
-import { FlightwatchError } from "../errors.js";
+import { describeError, type FlightwatchError } from "../errors.js";
 import type { DetectionState, DetectionStore } from "../store/detection-store.js";
 import {
   emptyReadResult,
@@ -231,7 +230,7 @@ export class Detector {
     removed: string[];
     flights: number;
   }> {
-    const observed = foldCodeshares(read.records.values() as Iterable<Flight>, this.#zone);
+    const observed = foldCodeshares(read.records.values(), this.#zone);
     const previous = await this.#store.loadSnapshots(observed.map((o) => o.identity.key));
     const snapshots: FlightSnapshot[] = [];
     const events: ChangeEvent[] = [];
@@ -280,7 +279,7 @@ export class Detector {
       await this.#store.writeStatus({
         lastAttemptAt: report.startedAt,
         failures,
-        lastError: describeError(report.error),
+        lastError: report.error ? describeError(report.error) : "unknown error",
         nextAttemptAt: report.startedAt + backoff,
         behindMs: report.behindMs,
       });
@@ -312,9 +311,4 @@ function identityOf(snapshot: FlightSnapshot): FlightIdentity {
   if (snapshot.scheduleDate) identity.scheduleDate = snapshot.scheduleDate;
   if (snapshot.scheduled !== undefined) identity.scheduled = snapshot.scheduled;
   return identity;
-}
-
-function describeError(err: Error | undefined): string {
-  if (!err) return "unknown error";
-  return err instanceof FlightwatchError ? `${err.message} [${err.code}]` : err.message;
 }

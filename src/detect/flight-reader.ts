@@ -80,7 +80,7 @@ export async function readChangedSince(
   try {
     const part = emptyReadResult();
     await readChangedInScope(client, horizon, sinceMs, options, part);
-    merge(into, part);
+    merge(into, part, client.airportTimezone);
   } catch (err) {
     // Only a crowded second followed by links can reach the page cap: read the
     // horizon's dates one by one, which divides the crowd.
@@ -109,15 +109,19 @@ async function readChangedInScope(
     let done = true;
     try {
       for await (const page of pages) {
-        take(into, page.items, page.malformed.length, zone, options);
-        const last = lastInstant(page.items, zone);
+        const { oldest: first, newest: last } = take(
+          into,
+          page.items,
+          page.malformed.length,
+          zone,
+          options,
+        );
         const past = last !== undefined && floorSecond(last) > cursor;
         // Links were followed. A record that slid back under one of their page
         // boundaries sorts before the first record of the page after it: at or
         // before the cursor's second on every page that made no progress, and up
         // to this page's first record on this one. Read that span again on its own.
         if (page.index > 0 && (past || !page.next)) {
-          const first = firstInstant(page.items, zone);
           const upTo = past && first !== undefined ? Math.max(cursor, floorSecond(first)) : cursor;
           await rereadSpan(client, scope, cursor, upTo, into, zone, options);
         }
@@ -150,7 +154,7 @@ export async function readHorizon(
     const part = emptyReadResult();
     await readWallClockRange(client, date, `${date}T00:00:00`, `${date}T23:59:59`, options, part);
     await readUnwalked(client, date, part, options);
-    merge(into, part);
+    merge(into, part, client.airportTimezone);
   }
   return into;
 }
@@ -226,7 +230,7 @@ async function readWallClockRange(
     await readWallClockRange(client, date, wallClock(mid + SECOND), to, options, into);
     return;
   }
-  merge(into, part);
+  merge(into, part, client.airportTimezone);
 }
 
 /** Walks every page of a query along its `next` links. */
@@ -257,18 +261,18 @@ async function rereadSpan(
 ): Promise<void> {
   const query = changeQuery(scope, fromSecond, toSecond + SECOND - 1);
   for (let i = 0; i < TIE_REREADS; i++) {
-    const before = versionsOf(into);
+    const before = versionsOf(into, zone);
     const pass = emptyReadResult();
     await walk(client, query, pass, zone, options);
-    merge(into, pass);
-    if (versionsOf(into) === before) return;
+    merge(into, pass, zone);
+    if (versionsOf(into, zone) === before) return;
   }
 }
 
 /** A cheap fingerprint of what a result holds: count and sum of versions. */
-function versionsOf(result: ReadResult): string {
+function versionsOf(result: ReadResult, zone: string): string {
   let sum = 0;
-  for (const record of result.records.values()) sum += stampOf(record, "UTC") % 1_000_003;
+  for (const record of result.records.values()) sum += stampOf(record, zone) % 1_000_003;
   return `${result.records.size}:${sum}`;
 }
 
@@ -284,58 +288,50 @@ function changeQuery(scope: FlightsQuery, fromMs: number, toMs: number): Flights
   };
 }
 
+/** Keeps a page's records; returns the oldest and newest `lastUpdatedAt` on it. */
 function take(
   into: ReadResult,
   records: readonly Flight[],
   malformed: number,
   zone: string,
   options: ReadOptions,
-): void {
+): { oldest: number | undefined; newest: number | undefined } {
   into.requests++;
   into.malformed += malformed;
-  for (const record of records) keep(into, record, zone);
+  let oldest: number | undefined;
+  let newest: number | undefined;
+  for (const record of records) {
+    const stamp = keep(into, record, zone);
+    if (stamp > 0) {
+      if (oldest === undefined || stamp < oldest) oldest = stamp;
+      if (newest === undefined || stamp > newest) newest = stamp;
+    }
+  }
   options.onPage?.(records);
+  return { oldest, newest };
 }
 
-function keep(into: ReadResult, record: Flight, zone: string): void {
-  const id = record.id;
-  if (id === undefined) return;
+/** Keeps a record unless a newer version of it is kept; returns its stamp (0 when none). */
+function keep(into: ReadResult, record: Flight, zone: string): number {
   const stamp = stampOf(record, zone);
+  const id = record.id;
+  if (id === undefined) return stamp;
   if (stamp > into.newest) into.newest = stamp;
   const known = into.records.get(id);
   if (!known || stampOf(known, zone) <= stamp) into.records.set(id, record);
+  return stamp;
 }
 
-function merge(into: ReadResult, part: ReadResult): void {
+function merge(into: ReadResult, part: ReadResult, zone: string): void {
   into.requests += part.requests;
   into.malformed += part.malformed;
   if (part.newest > into.newest) into.newest = part.newest;
-  for (const record of part.records.values()) keep(into, record, "UTC");
+  for (const record of part.records.values()) keep(into, record, zone);
 }
 
 /** Epoch ms of a record's `lastUpdatedAt` (0 when absent). Records carry an offset. */
 function stampOf(record: Flight, zone: string): number {
   return record.lastUpdatedAt ? (parseApiDateTime(record.lastUpdatedAt, zone) ?? 0) : 0;
-}
-
-/** Oldest `lastUpdatedAt` on a page sorted by it. */
-function firstInstant(records: readonly Flight[], zone: string): number | undefined {
-  let oldest: number | undefined;
-  for (const record of records) {
-    const stamp = stampOf(record, zone);
-    if (stamp > 0 && (oldest === undefined || stamp < oldest)) oldest = stamp;
-  }
-  return oldest;
-}
-
-/** Newest `lastUpdatedAt` on a page sorted by it. */
-function lastInstant(records: readonly Flight[], zone: string): number | undefined {
-  let newest: number | undefined;
-  for (const record of records) {
-    const stamp = stampOf(record, zone);
-    if (stamp > 0 && (newest === undefined || stamp > newest)) newest = stamp;
-  }
-  return newest;
 }
 
 const floorSecond = (ms: number): number => Math.floor(ms / SECOND) * SECOND;

@@ -16,7 +16,7 @@ import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import type { RedisSettings } from "./detect-config.js";
 import { Detector, type DetectorSettings, type PollReport } from "./detector.js";
-import { OutboxConsumer } from "./outbox-consumer.js";
+import { OutboxConsumer, type OutboxEntry } from "./outbox-consumer.js";
 import { PollScheduler } from "./poll-scheduler.js";
 
 export interface WatchOptions {
@@ -62,10 +62,15 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
   };
   const client = new FlightApiClient(options.client);
   let scheduler: PollScheduler | undefined;
+  const close = async () => {
+    for (const redis of connections) redis.disconnect();
+    await client.close();
+  };
   try {
-    if (options.fresh) await deleteByPattern(await connect(), `${keys.prefix}:*`);
+    const consumerRedis = await connect();
+    if (options.fresh) await deleteByPattern(consumerRedis, `${keys.prefix}:*`);
     const consumer = new OutboxConsumer({
-      redis: await connect(),
+      redis: consumerRedis,
       keys,
       group: options.group ?? "watch",
       consumer: options.consumer ?? hostname(),
@@ -91,7 +96,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
     let stopping = false;
     const done = (async () => {
       while (!stopping) {
-        let entries: Awaited<ReturnType<OutboxConsumer["read"]>>;
+        let entries: OutboxEntry[];
         try {
           entries = await consumer.read();
         } catch (err) {
@@ -113,14 +118,12 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         stopping = true;
         await scheduler?.close();
         await done.catch(() => undefined);
-        for (const redis of connections) redis.disconnect();
-        await client.close();
+        await close();
       },
     };
   } catch (err) {
     await scheduler?.close().catch(() => undefined);
-    for (const redis of connections) redis.disconnect();
-    await client.close();
+    await close();
     throw err;
   }
 }

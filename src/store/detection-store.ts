@@ -23,8 +23,6 @@ export interface DetectionState {
   reconciledAt?: number;
   /** Last schedule date of the horizon at the last commit. */
   horizonTo?: string;
-  /** Commit counter. */
-  seq: number;
 }
 
 /** Poll status, as kept in the `poll` hash (for health checks, metrics and `watch`). */
@@ -52,7 +50,7 @@ export interface DetectionCommit {
   /** Flight keys whose snapshots go (flights removed upstream). */
   removed: readonly string[];
   events: readonly ChangeEvent[];
-  state: Omit<DetectionState, "seq">;
+  state: DetectionState;
   /** Snapshots expire this long after the flight's scheduled time. */
   snapshotTtlMs: number;
   /** Outbox entries older than this are trimmed. */
@@ -120,7 +118,7 @@ export class DetectionStore {
 
   async readState(): Promise<DetectionState> {
     const hash = await this.#redis.hgetall(this.#keys.detection);
-    const state: DetectionState = { seq: Number(hash.seq ?? 0) };
+    const state: DetectionState = {};
     if (hash.watermark !== undefined) state.watermark = Number(hash.watermark);
     if (hash.reconciledAt !== undefined) state.reconciledAt = Number(hash.reconciledAt);
     if (hash.horizonTo !== undefined) state.horizonTo = hash.horizonTo;
