@@ -245,7 +245,9 @@ export class Detector {
       if (!silent && result.changes.length > 0) {
         const identity = identityOf(result.snapshot);
         for (const change of result.changes) {
-          events.push(toChangeEvent(change, identity, result.snapshot.version));
+          events.push(
+            toChangeEvent(change, identity, result.snapshot.version, result.snapshot.fields),
+          );
         }
       }
       if (!before || result.changes.length > 0 || result.snapshot.version > before.version) {
@@ -262,7 +264,9 @@ export class Detector {
       const gone = await this.#store.loadSnapshots(candidates);
       for (const [key, snapshot] of gone) {
         removed.push(key);
-        events.push(toChangeEvent(removedChange(), identityOf(snapshot), snapshot.version));
+        events.push(
+          toChangeEvent(removedChange(), identityOf(snapshot), snapshot.version, snapshot.fields),
+        );
       }
     }
     return { snapshots, events, removed, flights: observed.length };
@@ -310,5 +314,8 @@ function identityOf(snapshot: FlightSnapshot): FlightIdentity {
   if (snapshot.direction) identity.direction = snapshot.direction;
   if (snapshot.scheduleDate) identity.scheduleDate = snapshot.scheduleDate;
   if (snapshot.scheduled !== undefined) identity.scheduled = snapshot.scheduled;
+  if (snapshot.prefixIATA !== undefined) identity.prefixIATA = snapshot.prefixIATA;
+  if (snapshot.prefixICAO !== undefined) identity.prefixICAO = snapshot.prefixICAO;
+  if (snapshot.operational !== undefined) identity.operational = snapshot.operational;
   return identity;
 }

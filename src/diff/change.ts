@@ -4,7 +4,7 @@
  * has a deterministic id, so the same change seen twice is the same event.
  */
 import { eventId } from "./event-id.js";
-import type { CheckinSummary, FlightIdentity } from "./flight-snapshot.js";
+import type { CheckinSummary, FlightIdentity, SnapshotFields } from "./flight-snapshot.js";
 
 /** Kinds of change, one per reported field group. */
 export const CHANGE_KINDS = [
@@ -56,6 +56,11 @@ export interface ChangeEvent extends Change {
   flight: FlightIdentity;
   /** `lastUpdatedAt` (epoch ms) of the observation that showed the change. */
   version: number;
+  /**
+   * The flight's known fields after this observation (for a removal: the last known),
+   * so later stages can filter and render without reading the snapshot again.
+   */
+  current?: SnapshotFields;
 }
 
 /** Builds the event for a change, with its deterministic id (see `eventId`). */
@@ -63,6 +68,7 @@ export function toChangeEvent(
   change: Change,
   flight: FlightIdentity,
   version: number,
+  current?: SnapshotFields,
 ): ChangeEvent {
   const id = eventId(
     flight.key,
@@ -78,5 +84,6 @@ export function toChangeEvent(
   const event = Object.assign({ id }, change) as ChangeEvent;
   event.flight = flight;
   event.version = version;
+  if (current) event.current = current;
   return event;
 }

@@ -110,12 +110,24 @@ function observe(key: string, group: Flight[], zone: string): ObservedFlight {
     if (scheduleDate) identity.scheduleDate = scheduleDate;
     if (scheduled !== undefined) identity.scheduled = scheduled;
   }
+  copyCarrier(source, identity);
   return {
     identity,
     version,
     fields: snapshotFields(source, zone),
     fromOperating: operating !== undefined,
   };
+}
+
+/** Copies the operating carrier and operational flag of a record onto an identity. */
+function copyCarrier(source: Flight, identity: FlightIdentity): void {
+  const iata = source.prefixIATA;
+  if (typeof iata === "string" && iata !== "") identity.prefixIATA = iata.toUpperCase();
+  const icao = source.prefixICAO;
+  if (typeof icao === "string" && icao !== "") identity.prefixICAO = icao.toUpperCase();
+  if (typeof source.isOperationalFlight === "boolean") {
+    identity.operational = source.isOperationalFlight;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Change, ChangeKind, ChangeValue } from "./change.js";
 import type { ObservedFlight } from "./codeshare-fold.js";
 import {
   type CheckinSummary,
+  type FlightIdentity,
   type FlightSnapshot,
   mergeFields,
   type SnapshotFields,
@@ -70,6 +71,7 @@ export function diffFlight(
       scheduleDate,
       scheduled,
     };
+    carryCarrier(source, previous, snapshot);
     return { snapshot, changes, stale: false };
   }
   const snapshot: FlightSnapshot = {
@@ -83,7 +85,18 @@ export function diffFlight(
   if (direction) snapshot.direction = direction;
   if (scheduleDate) snapshot.scheduleDate = scheduleDate;
   if (scheduled !== undefined) snapshot.scheduled = scheduled;
+  carryCarrier(source, previous, snapshot);
   return { snapshot, changes, stale: false };
+}
+
+/** Carrier codes and operational flag: from the authoritative source, else as known. */
+function carryCarrier(source: FlightIdentity, previous: FlightIdentity, to: FlightIdentity): void {
+  const iata = source.prefixIATA ?? previous.prefixIATA;
+  if (iata !== undefined) to.prefixIATA = iata;
+  const icao = source.prefixICAO ?? previous.prefixICAO;
+  if (icao !== undefined) to.prefixICAO = icao;
+  const operational = source.operational ?? previous.operational;
+  if (operational !== undefined) to.operational = operational;
 }
 
 /** Every flight number known for the flight: once sold under a number, it keeps matching. */

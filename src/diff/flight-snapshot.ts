@@ -89,6 +89,12 @@ export interface FlightIdentity {
   scheduled?: number;
   /** Every flight number this physical flight is sold under, operating first. */
   flightNames: string[];
+  /** Operating airline's IATA code (`prefixIATA`), when the records give it. */
+  prefixIATA?: string;
+  /** Operating airline's ICAO code (`prefixICAO`), when the records give it. */
+  prefixICAO?: string;
+  /** `isOperationalFlight` of the operating record, when given. */
+  operational?: boolean;
 }
 
 /** What is stored per physical flight between polls. */

@@ -6,7 +6,7 @@
  */
 import type { Redis } from "ioredis";
 import type { ChangeEvent } from "../diff/change.js";
-import type { FlightIdentity } from "../diff/flight-snapshot.js";
+import type { FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
 import type { RedisKeys } from "./redis-keys.js";
 
 /** Field of an outbox entry that holds its JSON. */
@@ -16,7 +16,9 @@ export const OUTBOX_FIELD = "changes";
 interface OutboxRecord {
   flight: FlightIdentity;
   version: number;
-  changes: Array<Omit<ChangeEvent, "flight" | "version">>;
+  /** The flight's fields after the observation, once for all its changes. */
+  current?: SnapshotFields;
+  changes: Array<Omit<ChangeEvent, "flight" | "version" | "current">>;
 }
 
 /** Entries for a poll's events, in order: consecutive events of one flight and version share one. */
@@ -24,10 +26,12 @@ export function encodeOutboxEntries(events: readonly ChangeEvent[]): string[] {
   const out: string[] = [];
   let current: OutboxRecord | undefined;
   for (const event of events) {
-    const { flight, version, ...change } = event;
+    const { flight, version, current: fields, ...change } = event;
     if (!current || current.flight.key !== flight.key || current.version !== version) {
       if (current) out.push(JSON.stringify(current));
-      current = { flight, version, changes: [] };
+      current = fields
+        ? { flight, version, current: fields, changes: [] }
+        : { flight, version, changes: [] };
     }
     current.changes.push(change);
   }
@@ -38,11 +42,10 @@ export function encodeOutboxEntries(events: readonly ChangeEvent[]): string[] {
 /** The change events of one entry. */
 export function decodeOutboxEntry(text: string): ChangeEvent[] {
   const record = JSON.parse(text) as OutboxRecord;
-  return record.changes.map((change) => ({
-    ...change,
-    flight: record.flight,
-    version: record.version,
-  }));
+  const { flight, version, current } = record;
+  return record.changes.map((change) =>
+    current ? { ...change, flight, version, current } : { ...change, flight, version },
+  );
 }
 
 /** The events of a stream entry's field list, or undefined when it has none (trimmed). */
