@@ -27,6 +27,8 @@ export const ErrorCode = {
   REDIS_UNAVAILABLE: "FW_ERR_REDIS_UNAVAILABLE",
   /** Configuration (environment variable or option) is invalid. */
   CONFIG_INVALID: "FW_ERR_CONFIG_INVALID",
+  /** A rule file (or set of rule files) is invalid; the error lists every problem. */
+  RULE_INVALID: "FW_ERR_RULE_INVALID",
   /** A simulator admin request cannot be served (unknown route, unsupported, too large). */
   SIM_ADMIN_REQUEST: "FW_ERR_SIM_ADMIN_REQUEST",
   /** A simulator script action names a flight the simulator does not have. */
@@ -107,6 +109,45 @@ export class ConfigError extends FlightwatchError {
   constructor(setting: string, message: string) {
     super(ErrorCode.CONFIG_INVALID, `${setting}: ${message}`);
     this.setting = setting;
+  }
+}
+
+/** One problem found in a rule file: where, which rule, what, and how to fix it. */
+export interface RuleProblem {
+  /** The file as given to the loader (relative paths stay relative). */
+  file: string;
+  /** 1-based; 0 when the problem concerns the file as a whole (unreadable, empty). */
+  line: number;
+  column: number;
+  /** The rule's id, when known. */
+  ruleId?: string;
+  /** Where in the document, as a path (`rules[2].changes[0].kind`); empty for the file. */
+  path: string;
+  message: string;
+  /** How to fix it ("did you mean `gate`?"), when there is something to suggest. */
+  hint?: string;
+}
+
+/** One line per problem: `file:line:col rule \`id\`: message — hint`. */
+export function formatRuleProblem(problem: RuleProblem): string {
+  const where =
+    problem.line > 0 ? `${problem.file}:${problem.line}:${problem.column}` : problem.file;
+  const rule = problem.ruleId ? ` rule \`${problem.ruleId}\`` : "";
+  const hint = problem.hint ? ` — ${problem.hint}` : "";
+  return `${where}${rule}: ${problem.message}${hint}`;
+}
+
+/** Rule files are invalid; `problems` lists every problem found, in file order. */
+export class RuleInvalidError extends FlightwatchError {
+  readonly problems: readonly RuleProblem[];
+
+  constructor(problems: readonly RuleProblem[]) {
+    const n = problems.length;
+    super(
+      ErrorCode.RULE_INVALID,
+      `${n} problem${n === 1 ? "" : "s"} in the rule files:\n${problems.map(formatRuleProblem).join("\n")}`,
+    );
+    this.problems = problems;
   }
 }
 

@@ -1,0 +1,32 @@
+/**
+ * Alerts: what the dispatcher decides to send for one rule and one flight — the net
+ * changes of a group window, after cool-down, hysteresis and flap handling. Delivery
+ * turns each alert into one notification per channel of the rule.
+ */
+import type { Change } from "../diff/change.js";
+import type { FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
+
+/** The net change of one field over a group window. */
+export interface AlertChange extends Change {
+  /** Ids of the change events folded into it, oldest first. */
+  eventIds: string[];
+  /** It reverts the previous alert of this field within the rule's flap window. */
+  correction?: boolean;
+}
+
+/** One decided alert of one rule about one flight. */
+export interface Alert {
+  /** Deterministic: from the rule id, the flight key and the ids of the events it carries. */
+  id: string;
+  ruleId: string;
+  /** The rule's labels, echoed. */
+  labels: Record<string, string>;
+  flight: FlightIdentity;
+  /** The flight's fields as of the newest change in the alert. */
+  current?: SnapshotFields;
+  /** At least one; in the order their fields first changed. */
+  changes: AlertChange[];
+  /** When the group opened (first matched change) and when the alert was decided, epoch ms. */
+  openedAt: number;
+  decidedAt: number;
+}

@@ -1,0 +1,153 @@
+/**
+ * The rule model: what the loader makes of a rule file and what the matcher, the
+ * dispatcher and the CLI work with. Everything here is validated and normalised
+ * (codes upper-case, durations in milliseconds, absolute times in epoch ms), so later
+ * stages never re-check user input. The file format itself is described in docs/rules.md.
+ */
+import type { ChangeAction, ChangeKind } from "../diff/change.js";
+
+/** Where something was written: file (as given to the loader), 1-based line and column. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** One alert rule. */
+export interface Rule {
+  /** Unique over all loaded files. */
+  id: string;
+  description?: string;
+  /** Free key/values echoed in every notification (FlightStats' `nameValues`). */
+  labels: Record<string, string>;
+  /** Where the rule starts (its `id`), for messages. */
+  source: SourcePosition;
+  /** Which flights; an empty filter matches every flight. */
+  flights: FlightFilter;
+  /** Which changes, tried in order; undefined = every change. */
+  changes?: ChangeSelector[];
+  /** Where to send; at least one. */
+  channels: ChannelSpec[];
+  /** Hold a flight's matched changes this long and send them as one message (0 = no hold). */
+  groupWaitMs: number;
+  /** Do not repeat the same alert (same field, same new value) within this time (0 = off). */
+  coolDownMs: number;
+  /** Flap handling; undefined = off. */
+  flapping?: FlappingSpec;
+}
+
+/** Flight filter: every given criterion must hold; a list means any of its values. */
+export interface FlightFilter {
+  /** Normalised flight numbers (`KL601`); match any name the flight is sold under. */
+  flights?: string[];
+  /** Operating airline, IATA (2 characters) or ICAO (3 letters) codes. */
+  airlines?: string[];
+  direction?: "A" | "D";
+  /** IATA airport codes anywhere in the route (either direction). */
+  airports?: string[];
+  /** Departures whose route includes one of these airports. */
+  destinations?: string[];
+  /** Arrivals whose route includes one of these airports. */
+  origins?: string[];
+  terminals?: number[];
+  piers?: string[];
+  /** Gate names; an entry ending in `*` matches by prefix (`D*`). */
+  gates?: string[];
+  serviceTypes?: string[];
+  /** true = only operational flights, false = only non-operational ones. */
+  operational?: boolean;
+  /** Scheduled time window (inclusive from, exclusive to). */
+  schedule?: ScheduleWindow;
+  /** Flights matching this filter are excluded. */
+  not?: FlightFilter;
+}
+
+/** A window on the scheduled time; each bound absolute or relative to now. */
+export interface ScheduleWindow {
+  from?: TimeBound;
+  to?: TimeBound;
+}
+
+/** An instant: absolute (epoch ms) or an offset from the moment of matching. */
+export type TimeBound = { at: number } | { fromNowMs: number };
+
+/** One entry of a rule's change filter. */
+export interface ChangeSelector {
+  /** The name the user wrote (`gate`, `cancelled`, `estimated_off_block`…), for messages. */
+  name: string;
+  /** Event kinds it can match (also what the matcher indexes on). */
+  kinds: ChangeKind[];
+  /** Only these upstream fields (time fields such as `publicEstimatedOffBlockTime`). */
+  fields?: string[];
+  /** Only these state codes (`state` kind). */
+  states?: string[];
+  /** Only these actions. */
+  actions?: ChangeAction[];
+  /** Time changes only: the new time at least this many minutes after the schedule. */
+  delayAtLeastMinutes?: number;
+  /**
+   * Time changes only: the new time at least this many minutes from the value last
+   * alerted (hysteresis; the dispatcher applies it, it needs memory of past alerts).
+   */
+  shiftAtLeastMinutes?: number;
+  /** Only while the flight's best known departure/arrival time is at most this far ahead. */
+  withinMs?: number;
+}
+
+/** Flap handling of a rule. */
+export interface FlappingSpec {
+  windowMs: number;
+  /**
+   * `suppress`: hold each change for the window and send the net change (A→B→A sends
+   * nothing). `correct`: send at once; a revert within the window is sent as one
+   * correction, further changes in the window are held and sent as their net change.
+   */
+  action: "suppress" | "correct";
+}
+
+/** A destination of a rule's alerts. */
+export type ChannelSpec =
+  | SlackChannelSpec
+  | EmailChannelSpec
+  | WebhookChannelSpec
+  | ConsoleChannelSpec;
+
+interface ChannelBase {
+  /** Name for logs and output: given, or `<type>` / `<type>-<n>` when a rule has several. */
+  name: string;
+  source: SourcePosition;
+}
+
+export interface SlackChannelSpec extends ChannelBase {
+  type: "slack";
+  /** Incoming-webhook URL (secret: mask it in output). */
+  url: string;
+  /** Optional template override for the message text. */
+  template?: string;
+}
+
+export interface EmailChannelSpec extends ChannelBase {
+  type: "email";
+  to: string[];
+  subject?: string;
+  template?: string;
+  /** RFC 8058 one-click unsubscribe URL for `List-Unsubscribe`. */
+  unsubscribeUrl?: string;
+}
+
+export interface WebhookChannelSpec extends ChannelBase {
+  type: "webhook";
+  url: string;
+  /** Standard Webhooks signing secret (`whsec_…`); unsigned when absent. */
+  secret?: string;
+  /** Body: a CloudEvents 1.0 structured event (default) or plain JSON. */
+  format: "cloudevents" | "json";
+}
+
+export interface ConsoleChannelSpec extends ChannelBase {
+  type: "console";
+}
+
+/** The channel types a rule may use. */
+export const CHANNEL_TYPES = ["slack", "email", "webhook", "console"] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
