@@ -106,7 +106,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
           continue;
         }
         for (const entry of entries) {
-          for (const event of entry.events) await options.onEvent(event);
+          for (const event of entry.value) await options.onEvent(event);
           crashPoint("watch.after-print");
           await consumer.ack([entry.entryId]);
         }

@@ -46,7 +46,7 @@ describe("OutboxConsumer on a real Redis", () => {
     await add("old");
     await consumer("a").ensureGroup();
     await add("new");
-    expect((await consumer("a").read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["new"]);
+    expect((await consumer("a").read()).flatMap((e) => e.value.map((x) => x.id))).toEqual(["new"]);
     const all = new OutboxConsumer({
       redis: t.redis,
       keys,
@@ -55,7 +55,7 @@ describe("OutboxConsumer on a real Redis", () => {
       blockMs: 50,
     });
     await all.ensureGroup(true);
-    expect((await all.read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["old", "new"]);
+    expect((await all.read()).flatMap((e) => e.value.map((x) => x.id))).toEqual(["old", "new"]);
   });
 
   it("gives a restarted consumer its unacknowledged events first, and acked ones never again", async () => {
@@ -64,11 +64,11 @@ describe("OutboxConsumer on a real Redis", () => {
     await add("1");
     await add("2");
     const read = await first.read();
-    expect(read.flatMap((e) => e.events.map((x) => x.id))).toEqual(["1", "2"]);
+    expect(read.flatMap((e) => e.value.map((x) => x.id))).toEqual(["1", "2"]);
     await first.ack([read[0]?.entryId as string]);
     // "Crash": a new instance under the same name.
     const again = consumer("a");
-    expect((await again.read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["2"]);
+    expect((await again.read()).flatMap((e) => e.value.map((x) => x.id))).toEqual(["2"]);
     await again.ack([read[1]?.entryId as string]);
     expect(await again.read()).toEqual([]);
     expect(await again.read()).toEqual([]);
@@ -81,7 +81,7 @@ describe("OutboxConsumer on a real Redis", () => {
     expect(await gone.read()).toHaveLength(1);
     const other = consumer("b", 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await other.read()).flatMap((e) => e.events.map((x) => x.id))).toEqual(["1"]);
+    expect((await other.read()).flatMap((e) => e.value.map((x) => x.id))).toEqual(["1"]);
   });
 
   it("acknowledges and skips pending entries that were trimmed away", async () => {

@@ -1,0 +1,145 @@
+/**
+ * Reads a Redis stream through a consumer group, with acknowledgement: the stages
+ * of the pipeline pass work on this way (the outbox of change events, the stream of
+ * decided alerts). An entry stays pending until its consumer acknowledges it; after
+ * a crash the same consumer name gets its pending entries again first, and entries a
+ * vanished consumer left pending longer than `claimIdleMs` are claimed by another.
+ * Delivery is at least once: a consumer that crashes after handling an entry but
+ * before acknowledging it sees the entry again, unchanged.
+ */
+import type { Redis } from "ioredis";
+
+/** One entry read from a stream, decoded. */
+export interface StreamEntry<T> {
+  /** Stream entry id, for `ack`. */
+  entryId: string;
+  value: T;
+}
+
+export interface StreamConsumerOptions<T> {
+  /** A connection of its own: reads block. */
+  redis: Redis;
+  /** The stream's key. */
+  stream: string;
+  /**
+   * Decodes an entry's field list; undefined when it has nothing (the entry was
+   * trimmed while pending): such entries are acknowledged and skipped.
+   */
+  decode: (fields: readonly string[] | null) => T | undefined;
+  /** Consumer group, one per kind of consumer (`watch`, `dispatch`, …). */
+  group: string;
+  /** Consumer name, stable across restarts of one process (e.g. the host name). */
+  consumer: string;
+  /** Longest wait for new entries per read (default 1 s). */
+  blockMs?: number;
+  /** Most entries per read (default 100). */
+  count?: number;
+  /** Claim entries another consumer left pending this long (default 60 s). */
+  claimIdleMs?: number;
+}
+
+type RawEntry = [id: string, fields: string[] | null];
+
+/** A reader of one consumer group of one stream. */
+export class StreamConsumer<T> {
+  readonly #redis: Redis;
+  readonly #decode: (fields: readonly string[] | null) => T | undefined;
+  /** The stream's key. */
+  readonly stream: string;
+  /** The consumer group. */
+  readonly group: string;
+  readonly #consumer: string;
+  readonly #blockMs: number;
+  readonly #count: number;
+  readonly #claimIdleMs: number;
+  #ownPendingDone = false;
+  #nextClaimAt = 0;
+
+  constructor(options: StreamConsumerOptions<T>) {
+    this.#redis = options.redis;
+    this.#decode = options.decode;
+    this.stream = options.stream;
+    this.group = options.group;
+    this.#consumer = options.consumer;
+    this.#blockMs = options.blockMs ?? 1000;
+    this.#count = options.count ?? 100;
+    this.#claimIdleMs = options.claimIdleMs ?? 60_000;
+  }
+
+  /**
+   * Creates the group unless it exists. A new group starts after the entries already
+   * in the stream (`$`) or, with `fromStart`, at the oldest one kept.
+   */
+  async ensureGroup(fromStart = false): Promise<void> {
+    try {
+      await this.#redis.xgroup(
+        "CREATE",
+        this.stream,
+        this.group,
+        fromStart ? "0" : "$",
+        "MKSTREAM",
+      );
+    } catch (err) {
+      if (!(err instanceof Error && err.message.includes("BUSYGROUP"))) throw err;
+    }
+  }
+
+  /**
+   * The next entries: first those this consumer left unacknowledged (after a
+   * restart), then ones abandoned by others, then new ones (waiting up to `blockMs`).
+   * Resolves to an empty list when nothing came.
+   */
+  async read(): Promise<StreamEntry<T>[]> {
+    if (!this.#ownPendingDone) {
+      const own = await this.#readGroup("0", false);
+      if (own.length > 0) return own;
+      this.#ownPendingDone = true;
+    }
+    if (Date.now() >= this.#nextClaimAt) {
+      this.#nextClaimAt = Date.now() + this.#claimIdleMs / 2;
+      const claimed = await this.#claim();
+      if (claimed.length > 0) return claimed;
+    }
+    return this.#readGroup(">", true);
+  }
+
+  /** Acknowledges handled entries: they are not delivered to this group again. */
+  async ack(entryIds: readonly string[]): Promise<void> {
+    if (entryIds.length > 0) await this.#redis.xack(this.stream, this.group, ...entryIds);
+  }
+
+  async #readGroup(from: string, block: boolean): Promise<StreamEntry<T>[]> {
+    const args: (string | number)[] = ["GROUP", this.group, this.#consumer, "COUNT", this.#count];
+    if (block) args.push("BLOCK", this.#blockMs);
+    args.push("STREAMS", this.stream, from);
+    const reply = (await this.#redis.call("XREADGROUP", ...args)) as [string, RawEntry[]][] | null;
+    return this.#entries(reply?.[0]?.[1] ?? []);
+  }
+
+  async #claim(): Promise<StreamEntry<T>[]> {
+    const reply = (await this.#redis.call(
+      "XAUTOCLAIM",
+      this.stream,
+      this.group,
+      this.#consumer,
+      this.#claimIdleMs,
+      "0-0",
+      "COUNT",
+      this.#count,
+    )) as [string, RawEntry[], string[]?];
+    return this.#entries(reply[1] ?? []);
+  }
+
+  /** Decodes entries; entries trimmed away while pending are acknowledged and dropped. */
+  async #entries(raw: RawEntry[]): Promise<StreamEntry<T>[]> {
+    const out: StreamEntry<T>[] = [];
+    const gone: string[] = [];
+    for (const [entryId, fields] of raw) {
+      const value = this.#decode(fields);
+      if (value === undefined) gone.push(entryId);
+      else out.push({ entryId, value });
+    }
+    await this.ack(gone);
+    return out;
+  }
+}
