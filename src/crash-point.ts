@@ -9,7 +9,13 @@ const [armedPoint, armedCount] = (process.env.FLIGHTWATCH_CRASH_AT ?? "").split(
 let remaining = Number(armedCount ?? "1") || 1;
 
 /** Points where a crash is most likely to lose or duplicate work. */
-export type CrashPointName = "detect.before-commit" | "detect.after-commit" | "watch.after-print";
+export type CrashPointName =
+  | "detect.before-commit"
+  | "detect.after-commit"
+  | "dispatch.before-commit"
+  | "dispatch.after-commit"
+  | "dispatch.before-flush-commit"
+  | "watch.after-print";
 
 /** Kills the process here if FLIGHTWATCH_CRASH_AT names this point (see module comment). */
 export function crashPoint(name: CrashPointName): void {

@@ -29,6 +29,15 @@ export interface RedisKeys {
   readonly pollStatus: string;
   /** Transactional outbox of change events (stream), read by the next stage. */
   readonly outbox: string;
+  /**
+   * What the dispatcher remembers of one rule about one flight (string, JSON: the
+   * waiting group, last alerted values), expiring days after its last change.
+   */
+  alertState(ruleId: string, flightKey: string): string;
+  /** Groups and held changes waiting for their time (sorted set: `ruleId flightKey` by due time). */
+  readonly alertsDue: string;
+  /** Decided alerts (stream), read by delivery. */
+  readonly alerts: string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -52,6 +61,9 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     detection: `${tag}:detection`,
     pollStatus: `${tag}:poll`,
     outbox: `${tag}:outbox`,
+    alertState: (ruleId, flightKey) => `${tag}:alert:${ruleId}:${flightKey}`,
+    alertsDue: `${tag}:alerts:due`,
+    alerts: `${tag}:alerts`,
     pattern: `${tag}:*`,
   };
 }

@@ -12,6 +12,9 @@ describe("redisKeys", () => {
       keys.detection,
       keys.pollStatus,
       keys.outbox,
+      keys.alertState("pier-d", "D:2026-11-21:KL1234"),
+      keys.alertsDue,
+      keys.alerts,
     ];
     for (const key of all) expect(key.startsWith("{fw}:")).toBe(true);
     expect(new Set(all).size).toBe(all.length);

@@ -1,0 +1,168 @@
+/**
+ * What the dispatcher keeps in Redis: its memory of each rule about each flight
+ * (JSON, expiring days after its last change), the set of groups waiting for their
+ * time, and the stream of decided alerts that delivery reads.
+ *
+ * Every decision is one optimistic transaction: WATCH the states involved, read them,
+ * decide (a pure function, see src/dispatch/alert-decision.ts), then write the new
+ * states, the due times, the alerts and — when the decision consumed an outbox entry —
+ * that entry's acknowledgement in one MULTI/EXEC. A crash before EXEC leaves the entry
+ * pending and nothing written, so it is decided again; a crash after leaves it
+ * acknowledged with its alerts written once. Two dispatchers deciding about the same
+ * rule and flight at once cannot both commit: the loser re-reads and decides again.
+ */
+import type { Redis } from "ioredis";
+import type { Alert } from "../dispatch/alert.js";
+import type { RedisKeys } from "./redis-keys.js";
+
+/** Field of an alerts stream entry that holds the alert's JSON. */
+export const ALERT_FIELD = "alert";
+
+/** One rule about one flight: whose state a decision reads and writes. */
+export interface AlertTarget {
+  ruleId: string;
+  flightKey: string;
+}
+
+/** The outcome of deciding about one target. */
+export interface AlertUpdate<S> {
+  /** State to keep; undefined deletes it. */
+  state: S | undefined;
+  /** When the target next needs a flush; undefined takes it off the due set. */
+  dueAt?: number | undefined;
+  /** Alerts to append to the stream, in order. */
+  alerts: readonly Alert[];
+}
+
+/** A stream entry to acknowledge in the same transaction as the decision it led to. */
+export interface StreamAck {
+  stream: string;
+  group: string;
+  entryId: string;
+}
+
+export interface AlertStoreOptions {
+  /** State expires this long after its last change (default 3 days). */
+  stateTtlMs?: number;
+  /** Alerts stream entries older than this are trimmed (default 7 days). */
+  alertRetentionMs?: number;
+}
+
+/** Transactions retried on conflict before giving up (each conflict means progress elsewhere). */
+const MAX_ATTEMPTS = 50;
+
+/** Decided alerts of a stream entry's field list, or undefined when it has none (trimmed). */
+export function alertOfFields(fields: readonly string[] | null): Alert | undefined {
+  const i = fields ? fields.indexOf(ALERT_FIELD) : -1;
+  const text = i >= 0 ? fields?.[i + 1] : undefined;
+  return text === undefined ? undefined : (JSON.parse(text) as Alert);
+}
+
+/** Member of the due set for a target: rule ids and flight keys contain no spaces. */
+const dueMember = (t: AlertTarget): string => `${t.ruleId} ${t.flightKey}`;
+
+/** The dispatcher's Redis side. Needs a connection of its own (it uses WATCH). */
+export class AlertStore<S> {
+  readonly #redis: Redis;
+  readonly #keys: RedisKeys;
+  readonly #stateTtlMs: number;
+  readonly #alertRetentionMs: number;
+  /** Transactions on one connection must not interleave (WATCH is per connection). */
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(redis: Redis, keys: RedisKeys, options: AlertStoreOptions = {}) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.#stateTtlMs = options.stateTtlMs ?? 3 * 86_400_000;
+    this.#alertRetentionMs = options.alertRetentionMs ?? 7 * 86_400_000;
+  }
+
+  /**
+   * Reads the targets' states under WATCH, lets `decide` compute one update per
+   * target (same order), and commits them — with `ack`, when given — in one
+   * transaction, retrying from the read when another client changed a state
+   * meanwhile. Resolves to the alerts committed.
+   */
+  transact(
+    targets: readonly AlertTarget[],
+    decide: (states: Array<S | undefined>) => AlertUpdate<S>[],
+    ack?: StreamAck,
+  ): Promise<Alert[]> {
+    const run = this.#tail.then(() => this.#transact(targets, decide, ack));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #transact(
+    targets: readonly AlertTarget[],
+    decide: (states: Array<S | undefined>) => AlertUpdate<S>[],
+    ack?: StreamAck,
+  ): Promise<Alert[]> {
+    const keys = targets.map((t) => this.#keys.alertState(t.ruleId, t.flightKey));
+    for (let attempt = 1; ; attempt++) {
+      if (keys.length > 0) await this.#redis.watch(...keys);
+      const raw = keys.length > 0 ? await this.#redis.mget(...keys) : [];
+      let updates: AlertUpdate<S>[];
+      try {
+        updates = decide(raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S))));
+      } catch (err) {
+        if (keys.length > 0) await this.#redis.unwatch();
+        throw err;
+      }
+      const tx = this.#redis.multi();
+      const alerts: Alert[] = [];
+      const minId = String(Math.max(0, Date.now() - this.#alertRetentionMs));
+      targets.forEach((target, i) => {
+        const update = updates[i];
+        if (!update) return;
+        const key = keys[i] as string;
+        if (update.state === undefined) tx.del(key);
+        else tx.set(key, JSON.stringify(update.state), "PX", this.#stateTtlMs);
+        if (update.dueAt === undefined) tx.zrem(this.#keys.alertsDue, dueMember(target));
+        else tx.zadd(this.#keys.alertsDue, update.dueAt, dueMember(target));
+        for (const alert of update.alerts) {
+          tx.xadd(this.#keys.alerts, "MINID", "~", minId, "*", ALERT_FIELD, JSON.stringify(alert));
+          alerts.push(alert);
+        }
+      });
+      if (ack) tx.xack(ack.stream, ack.group, ack.entryId);
+      const result = await tx.exec();
+      if (result !== null) {
+        const failed = result.find(([err]) => err);
+        if (failed?.[0]) throw failed[0];
+        return alerts;
+      }
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new Error(`alert state kept changing under ${attempt} attempts to commit a decision`);
+      }
+    }
+  }
+
+  /** Targets whose due time is at or before `now`, earliest first. */
+  async due(now: number, limit = 100): Promise<AlertTarget[]> {
+    const members = await this.#redis.zrangebyscore(
+      this.#keys.alertsDue,
+      "-inf",
+      now,
+      "LIMIT",
+      0,
+      limit,
+    );
+    return members.map((member) => {
+      const space = member.indexOf(" ");
+      return { ruleId: member.slice(0, space), flightKey: member.slice(space + 1) };
+    });
+  }
+
+  /** The earliest due time, or undefined when nothing waits. */
+  async nextDueAt(): Promise<number | undefined> {
+    const first = await this.#redis.zrange(this.#keys.alertsDue, 0, 0, "WITHSCORES");
+    return first.length === 2 ? Number(first[1]) : undefined;
+  }
+
+  /** Every alert in the stream, oldest first (for tools and tests; reads the whole stream). */
+  async readAlerts(): Promise<Alert[]> {
+    const entries = await this.#redis.xrange(this.#keys.alerts, "-", "+");
+    return entries.flatMap(([, fields]) => alertOfFields(fields) ?? []);
+  }
+}

@@ -1,0 +1,102 @@
+import { Redis } from "ioredis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Alert } from "../../src/dispatch/alert.js";
+import { AlertStore, type AlertUpdate } from "../../src/store/alert-store.js";
+import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
+import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+
+interface Counter {
+  n: number;
+}
+
+const alert = (id: string, ruleId = "r"): Alert => ({
+  id,
+  ruleId,
+  labels: {},
+  flight: { key: "D:2026-11-21:KL1001", id: "1", mainFlight: "KL1001", flightNames: ["KL1001"] },
+  changes: [{ kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9", eventIds: [] }],
+  openedAt: 1,
+  decidedAt: 2,
+});
+
+const target = { ruleId: "r", flightKey: "D:2026-11-21:KL1001" };
+
+describe("AlertStore on a real Redis", () => {
+  let t: TestRedis;
+  let keys: RedisKeys;
+  let store: AlertStore<Counter>;
+  beforeEach(async () => {
+    t = await testRedis("alert-store");
+    keys = redisKeys(t.prefix);
+    store = new AlertStore<Counter>(t.redis, keys, { stateTtlMs: 60_000 });
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it("commits state, due time, alerts and the stream acknowledgement together", async () => {
+    await t.redis.xgroup("CREATE", keys.outbox, "dispatch", "0", "MKSTREAM");
+    const entryId = await t.redis.xadd(keys.outbox, "*", "changes", "{}");
+    await t.redis.xreadgroup("GROUP", "dispatch", "c", "STREAMS", keys.outbox, ">");
+    const alerts = await store.transact(
+      [target],
+      ([state]) => [{ state: { n: (state?.n ?? 0) + 1 }, dueAt: 5000, alerts: [alert("a1")] }],
+      { stream: keys.outbox, group: "dispatch", entryId: entryId as string },
+    );
+    expect(alerts.map((a) => a.id)).toEqual(["a1"]);
+    expect(
+      JSON.parse((await t.redis.get(keys.alertState("r", target.flightKey))) as string),
+    ).toEqual({ n: 1 });
+    expect(await t.redis.pttl(keys.alertState("r", target.flightKey))).toBeGreaterThan(50_000);
+    expect(await store.due(4999)).toEqual([]);
+    expect(await store.due(5000)).toEqual([target]);
+    expect(await store.nextDueAt()).toBe(5000);
+    expect((await store.readAlerts()).map((a) => a.id)).toEqual(["a1"]);
+    const pending = (await t.redis.xpending(keys.outbox, "dispatch")) as [number];
+    expect(pending[0]).toBe(0);
+  });
+
+  it("deletes the state and takes the target off the due set when told", async () => {
+    await store.transact([target], () => [{ state: { n: 1 }, dueAt: 10, alerts: [] }]);
+    await store.transact([target], () => [{ state: undefined, alerts: [] }]);
+    expect(await t.redis.exists(keys.alertState("r", target.flightKey))).toBe(0);
+    expect(await store.due(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(await store.nextDueAt()).toBeUndefined();
+  });
+
+  it("re-decides when another client changed the state meanwhile: no update is lost", async () => {
+    // Two stores on two connections increment one counter 20 times each, interleaved;
+    // without WATCH, increments read the same old value and overwrite each other.
+    const other = new Redis(TEST_REDIS_URL);
+    try {
+      const second = new AlertStore<Counter>(other, keys);
+      const bump = (s: AlertStore<Counter>) =>
+        s.transact([target], ([state]): AlertUpdate<Counter>[] => [
+          { state: { n: (state?.n ?? 0) + 1 }, alerts: [] },
+        ]);
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          await Promise.all([bump(store), bump(second)]);
+        }),
+      );
+      const final = JSON.parse(
+        (await t.redis.get(keys.alertState("r", target.flightKey))) as string,
+      );
+      expect(final).toEqual({ n: 40 });
+    } finally {
+      other.disconnect();
+    }
+  });
+
+  it("writes nothing when the decision throws", async () => {
+    await expect(
+      store.transact([target], () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await t.redis.exists(keys.alertState("r", target.flightKey))).toBe(0);
+    // The connection is usable afterwards (no WATCH left behind to fail the next commit).
+    await store.transact([target], () => [{ state: { n: 1 }, alerts: [alert("a2")] }]);
+    expect((await store.readAlerts()).map((a) => a.id)).toEqual(["a2"]);
+  });
+});
