@@ -1,0 +1,281 @@
+import { describe, expect, it } from "vitest";
+import { admitMatches, alertId, flushDue } from "../../src/dispatch/alert-decision.js";
+import { DONE_IDS_LIMIT, DONE_IDS_MEMORY_MS } from "../../src/dispatch/alert-state.js";
+import {
+  at,
+  Driver,
+  event,
+  flight,
+  gate,
+  MINUTE,
+  rule,
+  state,
+  summary,
+  time,
+} from "./dispatch-builder.js";
+
+const T0 = Date.parse("2026-11-21T08:00:00Z");
+
+describe("grouping", () => {
+  it("group_wait 0: the changes of one observation go out at once as one alert", () => {
+    const d = new Driver(rule());
+    const g = gate("D1", "D2", 1);
+    const t = time(0, 15, 1);
+    const [alert, ...more] = d.admit(T0, [g, t]);
+    expect(more).toEqual([]);
+    expect(summary(alert)).toEqual(["gate D1→D2", "publicEstimatedOffBlockTime 11:00→11:15"]);
+    expect(alert).toMatchObject({
+      ruleId: "r1",
+      labels: { team: "ops" },
+      flight: flight(),
+      openedAt: T0,
+      decidedAt: T0,
+    });
+    expect(alert?.changes[0]).toEqual({
+      kind: "gate",
+      field: "gate",
+      action: "changed",
+      old: "D1",
+      new: "D2",
+      eventIds: [g.id],
+    });
+    expect(alert?.changes[1]).toMatchObject({ shiftMinutes: 15, delayMinutes: 15 });
+    expect(alert?.id).toBe(alertId("r1", flight().key, [g.id, t.id]));
+    expect(d.dueAt).toBeUndefined();
+  });
+
+  it("group_wait > 0: later matches before the end join; the group goes out when due", () => {
+    const d = new Driver(rule({ groupWaitMs: 2 * MINUTE }));
+    const g = gate("D1", "D2", 1);
+    expect(d.admit(T0, [g])).toEqual([]);
+    expect(d.dueAt).toBe(T0 + 2 * MINUTE);
+    const t = time(0, 20, 2);
+    expect(d.admit(T0 + MINUTE, [t])).toEqual([]);
+    expect(d.dueAt).toBe(T0 + 2 * MINUTE);
+    expect(d.flush(T0 + 2 * MINUTE - 1)).toEqual([]);
+    const [alert] = d.flush(T0 + 2 * MINUTE);
+    expect(summary(alert)).toEqual(["gate D1→D2", "publicEstimatedOffBlockTime 11:00→11:20"]);
+    expect(alert).toMatchObject({ openedAt: T0, decidedAt: T0 + 2 * MINUTE });
+    expect(d.dueAt).toBeUndefined();
+  });
+
+  it("a change after the group's end opens a new group, even when the flush comes late", () => {
+    const d = new Driver(rule({ groupWaitMs: 2 * MINUTE }));
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    // No flush ran at T0+2m: the admit at T0+3m sends the old group first.
+    const sent = d.admit(T0 + 3 * MINUTE, [gate("D2", "D3", 2)]);
+    expect(sent.map(summary)).toEqual([["gate D1→D2"]]);
+    expect(d.dueAt).toBe(T0 + 5 * MINUTE);
+    expect(d.flush(T0 + 5 * MINUTE).map(summary)).toEqual([["gate D2→D3"]]);
+  });
+
+  it("a field is sent once, from its first old to its last new, with every event id", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    const events = [gate(undefined, "D1", 1), gate("D1", "D2", 2), gate("D2", "D3", 3)];
+    for (const [i, e] of events.entries()) d.admit(T0 + i * 1000, [e]);
+    const [alert] = d.flush(T0 + MINUTE);
+    expect(alert?.changes).toEqual([
+      {
+        kind: "gate",
+        field: "gate",
+        action: "assigned",
+        new: "D3",
+        eventIds: events.map((e) => e.id),
+      },
+    ]);
+  });
+
+  it("time fields: the shift is recomputed over the group, the delay is the last one", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    d.admit(T0, [time(0, 5, 1)]);
+    d.admit(T0 + 1000, [time(5, 12, 2)]);
+    const [alert] = d.flush(T0 + MINUTE);
+    expect(alert?.changes[0]).toMatchObject({
+      action: "changed",
+      old: at(0),
+      new: at(12),
+      shiftMinutes: 12,
+      delayMinutes: 12,
+    });
+  });
+
+  it("A → B → A within the group is left out; a group left with nothing sends nothing", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    d.admit(T0, [gate("D1", "D2", 1), state("DEL", "added", 1)]);
+    d.admit(T0 + 1000, [gate("D2", "D1", 2), time(0, 30, 2)]);
+    d.admit(T0 + 2000, [state("DEL", "withdrawn", 3)]);
+    expect(d.flush(T0 + MINUTE).map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:00→11:30"],
+    ]);
+
+    const quiet = new Driver(rule({ groupWaitMs: MINUTE }));
+    quiet.admit(T0, [gate("D1", "D2", 1)]);
+    quiet.admit(T0 + 1000, [gate("D2", "D1", 2)]);
+    expect(quiet.flush(T0 + MINUTE)).toEqual([]);
+    expect(quiet.dueAt).toBeUndefined();
+  });
+
+  it("times compare as instants: +0100 and +01:00 spellings of one moment are no change", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    const there = event(
+      { kind: "time", field: "expectedTimeBoarding", action: "changed", old: at(0), new: at(9) },
+      1,
+    );
+    const back = event(
+      {
+        kind: "time",
+        field: "expectedTimeBoarding",
+        action: "changed",
+        old: at(9),
+        new: at(0).replace("+01:00", "+0100"),
+      },
+      2,
+    );
+    d.admit(T0, [there]);
+    d.admit(T0 + 1, [back]);
+    expect(d.flush(T0 + MINUTE)).toEqual([]);
+  });
+
+  it("changes are listed in the order their fields first changed", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    d.admit(T0, [state("BRD", "added", 1), gate("D1", "D2", 1)]);
+    d.admit(T0 + 1000, [time(0, 10, 2), gate("D2", "D3", 2)]);
+    const [alert] = d.flush(T0 + MINUTE);
+    expect(summary(alert)).toEqual([
+      "BRD added",
+      "gate D1→D3",
+      "publicEstimatedOffBlockTime 11:00→11:10",
+    ]);
+  });
+
+  it("the newest event gives the alert's flight and current fields", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    const renamed = flight({ flightNames: ["KL1234", "DL9341"] });
+    const newer = event(
+      { kind: "gate", field: "gate", action: "changed", old: "D2", new: "D4" },
+      2,
+      renamed,
+      { gate: "D4", pier: "D" },
+    );
+    d.admit(T0 + 1000, [newer]);
+    const [alert] = d.flush(T0 + MINUTE);
+    expect(alert?.flight).toEqual(renamed);
+    expect(alert?.current).toEqual({ gate: "D4", pier: "D" });
+  });
+});
+
+describe("cool-down", () => {
+  const coolDown = rule({ coolDownMs: 30 * MINUTE });
+
+  it("the same field reaching the same value again is not sent within the cool-down", () => {
+    const d = new Driver(coolDown);
+    expect(d.admit(T0, [state("DEL", "added", 1)]).map(summary)).toEqual([["DEL added"]]);
+    // The withdrawal in between is not matched by this rule; DEL added again is a repeat.
+    expect(d.admit(T0 + 10 * MINUTE, [state("DEL", "added", 3)])).toEqual([]);
+    expect(d.admit(T0 + 30 * MINUTE, [state("DEL", "added", 5)]).map(summary)).toEqual([
+      ["DEL added"],
+    ]);
+  });
+
+  it("a different value is always sent; only the last announced value is a repeat", () => {
+    const d = new Driver(coolDown);
+    expect(d.admit(T0, [gate("D1", "D2", 1)]).map(summary)).toEqual([["gate D1→D2"]]);
+    expect(d.admit(T0 + MINUTE, [gate("D2", "D3", 2)]).map(summary)).toEqual([["gate D2→D3"]]);
+    expect(d.admit(T0 + 2 * MINUTE, [gate("D3", "D2", 3)]).map(summary)).toEqual([["gate D3→D2"]]);
+    // D2 → D7 is not seen by this rule (say, an outage); D7 → D2 repeats the last alert.
+    expect(d.admit(T0 + 3 * MINUTE, [gate("D7", "D2", 5)])).toEqual([]);
+  });
+
+  it("cool_down 0 is off: a repeat is sent again", () => {
+    const d = new Driver(rule());
+    d.admit(T0, [state("DEL", "added", 1)]);
+    expect(d.admit(T0 + 1, [state("DEL", "added", 3)]).map(summary)).toEqual([["DEL added"]]);
+  });
+
+  it("the memory of a field is dropped once its cool-down is over", () => {
+    const d = new Driver(coolDown);
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    expect(d.state?.fields?.gate?.sent).toMatchObject({ new: "D2", old: "D1", at: T0 });
+    d.admit(T0 + 30 * MINUTE, []);
+    expect(d.state?.fields).toBeUndefined();
+    d.admit(T0 + 30 * MINUTE + DONE_IDS_MEMORY_MS + 1, []);
+    expect(d.state).toBeUndefined();
+  });
+});
+
+describe("idempotence", () => {
+  it("an event admitted twice counts once, pending or already sent", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    const g = gate("D1", "D2", 1);
+    d.admit(T0, [g]);
+    d.admit(T0 + 1000, [g, g]);
+    const [alert] = d.flush(T0 + MINUTE);
+    expect(alert?.changes[0]?.eventIds).toEqual([g.id]);
+    expect(d.admit(T0 + 2 * MINUTE, [g])).toEqual([]);
+    expect(d.flush(T0 + 10 * MINUTE)).toEqual([]);
+
+    const now = new Driver(rule());
+    expect(now.admit(T0, [g])).toHaveLength(1);
+    expect(now.admit(T0 + 1000, [g])).toEqual([]);
+  });
+
+  it("remembers a bounded number of decided events", () => {
+    const d = new Driver(rule());
+    for (let v = 1; v <= DONE_IDS_LIMIT + 10; v++) d.admit(T0 + v, [gate(`G${v}`, `G${v + 1}`, v)]);
+    expect(d.state?.done).toHaveLength(DONE_IDS_LIMIT);
+  });
+
+  it("flushDue twice at the same time sends once; before the due time it changes nothing", () => {
+    const r = rule({ groupWaitMs: MINUTE });
+    const first = admitMatches(undefined, r, [{ rule: r, event: gate("D1", "D2", 1) }], T0);
+    const early = flushDue(first.state, r, T0 + MINUTE - 1);
+    expect(early).toEqual({ state: first.state, alerts: [], dueAt: T0 + MINUTE });
+    const due = flushDue(first.state, r, T0 + MINUTE);
+    expect(due.alerts).toHaveLength(1);
+    expect(flushDue(due.state, r, T0 + MINUTE)).toEqual({ state: due.state, alerts: [] });
+    expect(flushDue(undefined, r, T0)).toEqual({ state: undefined, alerts: [] });
+  });
+
+  it("decisions never change the state they are given", () => {
+    const r = rule({ groupWaitMs: MINUTE, coolDownMs: MINUTE });
+    const first = admitMatches(undefined, r, [{ rule: r, event: gate("D1", "D2", 1) }], T0);
+    const before = JSON.stringify(first.state);
+    admitMatches(first.state, r, [{ rule: r, event: gate("D2", "D3", 2) }], T0 + 1);
+    flushDue(first.state, r, T0 + MINUTE);
+    expect(JSON.stringify(first.state)).toBe(before);
+  });
+});
+
+describe("alert ids", () => {
+  it("are deterministic: rule, flight and events in order", () => {
+    // A fixed value: ids must be the same in every process and after restarts.
+    expect(alertId("r1", "D:2026-11-21:KL1234", ["a", "b"])).toBe("n-sKChsl4pubIhGlLZjayQ");
+    const ids = new Set([
+      alertId("r1", "D:2026-11-21:KL1234", ["a", "b"]),
+      alertId("r1", "D:2026-11-21:KL1234", ["b", "a"]),
+      alertId("r1", "D:2026-11-21:KL1234", ["ab"]),
+      alertId("r2", "D:2026-11-21:KL1234", ["a", "b"]),
+      alertId("r1", "D:2026-11-21:KL1235", ["a", "b"]),
+      alertId("r1D:2026-11-21:KL1234", "", ["a", "b"]),
+      alertId("r1", "D:2026-11-21:KL1234", []),
+    ]);
+    expect(ids.size).toBe(7);
+  });
+
+  it("the same group decided twice (after a crash) has the same id", () => {
+    const r = rule({ groupWaitMs: MINUTE });
+    const events = [gate("D1", "D2", 1), time(0, 20, 1)];
+    const decide = () => {
+      const open = admitMatches(
+        undefined,
+        r,
+        events.map((event) => ({ rule: r, event })),
+        T0,
+      );
+      return flushDue(open.state, r, T0 + MINUTE).alerts[0]?.id;
+    };
+    expect(decide()).toBeDefined();
+    expect(decide()).toBe(decide());
+  });
+});
