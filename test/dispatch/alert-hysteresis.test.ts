@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import {
+  at,
+  Driver,
+  flight,
+  MINUTE,
+  rule,
+  SCHEDULED,
+  shiftSelector,
+  summary,
+  time,
+} from "./dispatch-builder.js";
+
+const T0 = Date.parse("2026-11-21T08:00:00Z");
+const hysteresisRule = rule({ changes: [shiftSelector(10)] });
+
+describe("hysteresis (shift_at_least)", () => {
+  it("a time drifting a minute per poll alerts once per 10 minutes from the last alert", () => {
+    const d = new Driver(hysteresisRule);
+    const sent: { minute: number; alert: string[] }[] = [];
+    for (let m = 1; m <= 25; m++) {
+      for (const alert of d.admit(T0 + m * MINUTE, [time(m - 1, m, m)], shiftSelector(10))) {
+        sent.push({ minute: m, alert: summary(alert) });
+      }
+    }
+    expect(sent).toEqual([
+      { minute: 10, alert: ["publicEstimatedOffBlockTime 11:00→11:10"] },
+      { minute: 20, alert: ["publicEstimatedOffBlockTime 11:10→11:20"] },
+    ]);
+    // The alert tells the move from what was last said, not the last one-minute step.
+    expect(d.sent[1]?.changes[0]).toMatchObject({
+      action: "changed",
+      old: at(10),
+      new: at(20),
+      shiftMinutes: 10,
+      delayMinutes: 20,
+    });
+  });
+
+  it("drift back counts too (absolute distance)", () => {
+    const d = new Driver(hysteresisRule);
+    for (let m = 1; m <= 10; m++) d.admit(T0 + m * MINUTE, [time(1 - m, -m, m)], shiftSelector(10));
+    expect(d.sent.map(summary)).toEqual([["publicEstimatedOffBlockTime 11:00→10:50"]]);
+  });
+
+  it("the baseline is kept while nothing is sent", () => {
+    const d = new Driver(hysteresisRule);
+    d.admit(T0, [time(0, 4, 1)], shiftSelector(10));
+    expect(d.state?.fields?.publicEstimatedOffBlockTime).toEqual({
+      base: SCHEDULED,
+      baseValue: at(0),
+    });
+    d.admit(T0 + MINUTE, [time(4, 8, 2)], shiftSelector(10));
+    d.admit(T0 + 2 * MINUTE, [time(8, 3, 3)], shiftSelector(10));
+    expect(d.sent).toEqual([]);
+    expect(d.state?.fields?.publicEstimatedOffBlockTime?.base).toBe(SCHEDULED);
+    expect(d.admit(T0 + 3 * MINUTE, [time(3, 10, 4)], shiftSelector(10)).map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:00→11:10"],
+    ]);
+    // From then on the announced value is the baseline.
+    expect(d.state?.fields?.publicEstimatedOffBlockTime).toMatchObject({
+      sent: { new: at(10), old: at(0) },
+    });
+    expect(d.state?.fields?.publicEstimatedOffBlockTime?.base).toBeUndefined();
+  });
+
+  it("a first estimate is measured from the schedule", () => {
+    const d = new Driver(hysteresisRule);
+    expect(d.admit(T0, [time(undefined, 5, 1)], shiftSelector(10))).toEqual([]);
+    expect(d.admit(T0 + MINUTE, [time(5, 9, 2)], shiftSelector(10))).toEqual([]);
+    // 12 minutes from the schedule: sent, as the change the field itself made.
+    expect(d.admit(T0 + 2 * MINUTE, [time(9, 12, 3)], shiftSelector(10)).map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:09→11:12"],
+    ]);
+    const far = new Driver(hysteresisRule);
+    const [alert] = far.admit(T0, [time(undefined, 15, 1)], shiftSelector(10));
+    expect(alert?.changes[0]).toMatchObject({ action: "assigned", new: at(15), delayMinutes: 15 });
+    expect(alert?.changes[0]?.old).toBeUndefined();
+  });
+
+  it("a first estimate of a flight without a schedule always passes", () => {
+    const d = new Driver(hysteresisRule);
+    const unscheduled = flight({ scheduled: undefined });
+    const events = [time(undefined, 1, 1, "publicEstimatedOffBlockTime", unscheduled)];
+    expect(d.admit(T0, events, shiftSelector(10))).toHaveLength(1);
+    const next = [time(1, 2, 2, "publicEstimatedOffBlockTime", unscheduled)];
+    expect(d.admit(T0 + MINUTE, next, shiftSelector(10))).toEqual([]);
+  });
+
+  it("within a group: the net value is measured, with the threshold of the newest match", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE, changes: [shiftSelector(30)] }));
+    d.admit(T0, [time(0, 3, 1)], shiftSelector(30));
+    d.admit(T0 + 1000, [time(3, 6, 2)], shiftSelector(5));
+    expect(d.flush(T0 + MINUTE).map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:00→11:06"],
+    ]);
+
+    const strict = new Driver(rule({ groupWaitMs: MINUTE, changes: [shiftSelector(5)] }));
+    strict.admit(T0, [time(0, 3, 1)], shiftSelector(5));
+    strict.admit(T0 + 1000, [time(3, 6, 2)], shiftSelector(30));
+    expect(strict.flush(T0 + MINUTE)).toEqual([]);
+  });
+
+  it("each time field has its own baseline; other fields of the alert are not held back", () => {
+    const d = new Driver(hysteresisRule);
+    const boarding = time(0, 20, 1, "expectedTimeBoarding");
+    const offBlock = time(0, 2, 1);
+    expect(d.admit(T0, [offBlock, boarding], shiftSelector(10)).map(summary)).toEqual([
+      ["expectedTimeBoarding 11:00→11:20"],
+    ]);
+  });
+
+  it("a rule without shift_at_least keeps no baseline", () => {
+    const d = new Driver(rule({ coolDownMs: 0 }));
+    d.admit(T0, [time(0, 1, 1)]);
+    expect(d.state?.fields).toBeUndefined();
+  });
+});
