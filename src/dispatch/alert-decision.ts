@@ -10,9 +10,9 @@
  * and is released at the end of the hold, as its net change against the last announced
  * value, in the same alert as a group that falls due at the same call, else alone — it
  * has waited long enough, so it does not wait for another group. A release is never a
- * correction and starts no new hold.
+ * correction and starts no new hold; its alert's `openedAt` is when the first held
+ * change came.
  */
-import type { ChangeValue } from "../diff/change.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import type { Alert, AlertChange } from "./alert.js";
@@ -106,9 +106,9 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
     // Before any alert, shifts are measured from the value before the first change seen,
     // or for a first estimate from the schedule; with neither, the first value passes.
     const old = instantOf(event.old);
-    if (old !== undefined) {
+    if (old !== undefined && event.old !== undefined) {
       memory.base = old;
-      memory.baseValue = event.old as ChangeValue;
+      memory.baseValue = event.old;
     } else {
       memory.base = event.flight.scheduled ?? null;
     }
