@@ -68,8 +68,16 @@ export interface ScheduleWindow {
   to?: TimeBound;
 }
 
-/** An instant: absolute (epoch ms) or an offset from the moment of matching. */
-export type TimeBound = { at: number } | { fromNowMs: number };
+/**
+ * An instant: absolute (epoch ms), an offset from the moment of matching, or the start
+ * of a local day counted from the day of the moment of matching (`today` = 0,
+ * `tomorrow` = 1, in the airport's zone); with `endOfDay` the start of the day after
+ * that one (`to: today` = the end of today, as `to` is exclusive).
+ */
+export type TimeBound =
+  | { at: number }
+  | { fromNowMs: number }
+  | { localDayOffset: number; endOfDay: boolean };
 
 /** One entry of a rule's change filter. */
 export interface ChangeSelector {
