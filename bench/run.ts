@@ -6,6 +6,7 @@
 import { cpus } from "node:os";
 import { detectBenchmark } from "./detect-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
+import { rulesBenchmark } from "./rules-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 
@@ -20,6 +21,7 @@ const benchmarks: Benchmark[] = [
   simulatorServerBenchmark,
   diffBenchmark,
   detectBenchmark,
+  rulesBenchmark,
 ];
 
 const filter = process.argv[2];

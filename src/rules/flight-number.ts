@@ -25,3 +25,9 @@ export function normaliseFlightNumber(text: string): string | undefined {
   const parts = SHAPE.exec(compact);
   return parts === null ? undefined : `${parts[1]}${parts[2]}${parts[3]}`;
 }
+
+/** The airline designator of a flight number (`KL` of `kl 0601`, `KLM` of `KLM601`), if shaped like one. */
+export function airlineDesignator(text: string): string | undefined {
+  const compact = text.replace(SPACES, "").toUpperCase();
+  return SHAPE.exec(compact)?.[1];
+}

@@ -1,0 +1,239 @@
+import { describe, expect, it } from "vitest";
+import type { FlightFilter } from "../../src/rules/rule.js";
+import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { changeEvent, type EventParts, SCHEDULED } from "./event-builder.js";
+import { rule } from "./rule-builder.js";
+
+const NOW = SCHEDULED - 2 * 3_600_000;
+const HOUR = 3_600_000;
+
+/** Whether a rule with this flight filter (and no change filter) selects the event. */
+function holds(filter: FlightFilter, parts: EventParts = {}, now = NOW): boolean {
+  return (
+    new RuleSet([rule("r", { flights: filter })]).match([changeEvent(parts)], now).length === 1
+  );
+}
+
+describe("flight filter", () => {
+  it("empty: every flight", () => {
+    expect(holds({})).toBe(true);
+    expect(
+      holds({}, { current: null, flight: { direction: undefined, scheduled: undefined } }),
+    ).toBe(true);
+  });
+
+  describe("flights", () => {
+    it("matches the operating number, written with leading zeros upstream", () => {
+      expect(holds({ flights: ["KL601"] })).toBe(true);
+    });
+    it("matches a codeshare number", () => {
+      expect(holds({ flights: ["DL9341"] })).toBe(true);
+      expect(holds({ flights: ["AF1", "DL9341"] })).toBe(true);
+    });
+    it("normalises the rule's numbers too (a hand-built rule)", () => {
+      expect(holds({ flights: ["kl 0601"] })).toBe(true);
+    });
+    it("does not hold for other numbers", () => {
+      expect(holds({ flights: ["KL602"] })).toBe(false);
+      expect(holds({ flights: ["KL6010"] })).toBe(false);
+      expect(holds({ flights: [] })).toBe(false);
+    });
+    it("ignores upstream names that are not flight numbers", () => {
+      expect(holds({ flights: ["KL601"] }, { flight: { flightNames: ["???", "KL601"] } })).toBe(
+        true,
+      );
+      expect(holds({ flights: ["KL601"] }, { flight: { flightNames: ["KL-601"] } })).toBe(false);
+    });
+  });
+
+  describe("airlines", () => {
+    it("IATA code vs prefixIATA, ICAO vs prefixICAO", () => {
+      expect(holds({ airlines: ["KL"] })).toBe(true);
+      expect(holds({ airlines: ["KLM"] })).toBe(true);
+      expect(holds({ airlines: ["AF", "AFR"] })).toBe(false);
+      // A codeshare's airline is not the operating one.
+      expect(holds({ airlines: ["DL"] })).toBe(false);
+    });
+    it("falls back to the main flight's designator when the records give no prefix", () => {
+      const flight = { prefixIATA: undefined, prefixICAO: undefined, mainFlight: "KL0601" };
+      expect(holds({ airlines: ["KL"] }, { flight })).toBe(true);
+      expect(holds({ airlines: ["AF"] }, { flight })).toBe(false);
+      expect(holds({ airlines: ["KLM"] }, { flight })).toBe(false);
+      expect(holds({ airlines: ["KLM"] }, { flight: { ...flight, mainFlight: "KLM601" } })).toBe(
+        true,
+      );
+    });
+    it("prefers the prefix over the main flight's designator", () => {
+      expect(holds({ airlines: ["KL"] }, { flight: { prefixIATA: "HV" } })).toBe(false);
+    });
+    it("does not hold when nothing names the airline", () => {
+      const flight = { prefixIATA: undefined, prefixICAO: undefined, mainFlight: "123" };
+      expect(holds({ airlines: ["KL", "KLM"] }, { flight })).toBe(false);
+    });
+  });
+
+  describe("direction", () => {
+    it("holds for the flight's direction only", () => {
+      expect(holds({ direction: "D" })).toBe(true);
+      expect(holds({ direction: "A" })).toBe(false);
+      expect(holds({ direction: "D" }, { flight: { direction: undefined } })).toBe(false);
+    });
+  });
+
+  describe("route: airports, destinations, origins", () => {
+    it("airports: anywhere in the route, either direction", () => {
+      expect(holds({ airports: ["WAW"] })).toBe(true);
+      expect(holds({ airports: ["WAW"] }, { flight: { direction: "A" } })).toBe(true);
+      expect(holds({ airports: ["JFK"] })).toBe(false);
+      expect(holds({ airports: ["WAW"] }, { current: { gate: "D7" } })).toBe(false);
+      expect(holds({ airports: ["WAW"] }, { current: null })).toBe(false);
+    });
+    it("destinations: departures only", () => {
+      expect(holds({ destinations: ["JFK", "WAW"] })).toBe(true);
+      expect(holds({ destinations: ["WAW"] }, { flight: { direction: "A" } })).toBe(false);
+      expect(holds({ destinations: ["WAW"] }, { flight: { direction: undefined } })).toBe(false);
+      expect(holds({ destinations: ["JFK"] })).toBe(false);
+    });
+    it("origins: arrivals only", () => {
+      expect(holds({ origins: ["WAW"] }, { flight: { direction: "A" } })).toBe(true);
+      expect(holds({ origins: ["WAW"] })).toBe(false);
+      expect(holds({ origins: ["LHR"] }, { flight: { direction: "A" } })).toBe(false);
+    });
+  });
+
+  describe("terminals, piers, gates", () => {
+    it("terminals: the current terminal", () => {
+      expect(holds({ terminals: [1, 2] })).toBe(true);
+      expect(holds({ terminals: [3] })).toBe(false);
+      expect(holds({ terminals: [2] }, { current: { gate: "D7" } })).toBe(false);
+    });
+    it("piers: the current pier, case-insensitively", () => {
+      expect(holds({ piers: ["D"] })).toBe(true);
+      expect(holds({ piers: ["E"] })).toBe(false);
+      expect(holds({ piers: ["D"] }, { current: { pier: "d" } })).toBe(true);
+      expect(holds({ piers: ["D"] }, { current: { gate: "D7" } })).toBe(false);
+    });
+    it("gates: exact names and trailing-* prefixes", () => {
+      expect(holds({ gates: ["D7"] })).toBe(true);
+      expect(holds({ gates: ["d7"] })).toBe(true);
+      expect(holds({ gates: ["D"] })).toBe(false);
+      expect(holds({ gates: ["D70"] })).toBe(false);
+      expect(holds({ gates: ["D*"] })).toBe(true);
+      expect(holds({ gates: ["E*", "D7*"] })).toBe(true);
+      expect(holds({ gates: ["E*"] })).toBe(false);
+      expect(holds({ gates: ["*"] })).toBe(true);
+      expect(holds({ gates: ["*"] }, { kind: "belt", current: { pier: "D" } })).toBe(false);
+    });
+
+    it("a gate change matches the gate it left as well as the new one", () => {
+      const leaving = { kind: "gate", field: "gate", old: "E2", new: "D7" } as const;
+      expect(holds({ gates: ["E2"] }, leaving)).toBe(true);
+      expect(holds({ gates: ["E*"] }, leaving)).toBe(true);
+      expect(holds({ gates: ["D7"] }, leaving)).toBe(true);
+      expect(holds({ gates: ["F*"] }, leaving)).toBe(false);
+    });
+    it("a pier change matches the pier it left", () => {
+      const leaving = { kind: "pier", field: "pier", old: "E", new: "D" } as const;
+      expect(holds({ piers: ["E"] }, leaving)).toBe(true);
+      expect(holds({ piers: ["F"] }, leaving)).toBe(false);
+    });
+    it("a terminal change matches the terminal it left", () => {
+      const leaving = { kind: "terminal", field: "terminal", old: 1, new: 2 } as const;
+      expect(holds({ terminals: [1] }, leaving)).toBe(true);
+      expect(holds({ terminals: [3] }, leaving)).toBe(false);
+    });
+    it("the old value counts only for a change of that same field", () => {
+      // A belt change whose old value happens to look like a gate, pier or terminal.
+      expect(holds({ gates: ["E2"] }, { kind: "belt", field: "baggageClaim", old: "E2" })).toBe(
+        false,
+      );
+      expect(holds({ piers: ["E"] }, { kind: "gate", field: "gate", old: "E" })).toBe(false);
+      expect(holds({ terminals: [1] }, { kind: "gate", field: "gate", old: 1 })).toBe(false);
+    });
+    it("a gate change still matches its old gate when the flight has no gate now", () => {
+      expect(holds({ gates: ["E2"] }, { kind: "gate", old: "E2", current: { pier: "D" } })).toBe(
+        true,
+      );
+    });
+  });
+
+  describe("serviceTypes", () => {
+    it("holds for the current service type", () => {
+      expect(holds({ serviceTypes: ["J", "C"] })).toBe(true);
+      expect(holds({ serviceTypes: ["F"] })).toBe(false);
+      expect(holds({ serviceTypes: ["J"] }, { current: { gate: "D7" } })).toBe(false);
+    });
+  });
+
+  describe("operational", () => {
+    it("true: operational flights, and flights without the flag", () => {
+      expect(holds({ operational: true })).toBe(true);
+      expect(holds({ operational: true }, { flight: { operational: false } })).toBe(false);
+      expect(holds({ operational: true }, { flight: { operational: undefined } })).toBe(true);
+    });
+    it("false: flights flagged non-operational only", () => {
+      expect(holds({ operational: false }, { flight: { operational: false } })).toBe(true);
+      expect(holds({ operational: false })).toBe(false);
+      expect(holds({ operational: false }, { flight: { operational: undefined } })).toBe(false);
+    });
+  });
+
+  describe("schedule", () => {
+    it("absolute bounds: from inclusive, to exclusive", () => {
+      expect(holds({ schedule: { from: { at: SCHEDULED } } })).toBe(true);
+      expect(holds({ schedule: { from: { at: SCHEDULED + 1 } } })).toBe(false);
+      expect(holds({ schedule: { to: { at: SCHEDULED + 1 } } })).toBe(true);
+      expect(holds({ schedule: { to: { at: SCHEDULED } } })).toBe(false);
+      expect(
+        holds({ schedule: { from: { at: SCHEDULED - HOUR }, to: { at: SCHEDULED + HOUR } } }),
+      ).toBe(true);
+    });
+    it("relative bounds move with now", () => {
+      const nextThreeHours = { schedule: { from: { fromNowMs: 0 }, to: { fromNowMs: 3 * HOUR } } };
+      expect(holds(nextThreeHours, {}, SCHEDULED - 3 * HOUR)).toBe(false);
+      expect(holds(nextThreeHours, {}, SCHEDULED - 3 * HOUR + 1)).toBe(true);
+      expect(holds(nextThreeHours, {}, SCHEDULED)).toBe(true);
+      expect(holds(nextThreeHours, {}, SCHEDULED + 1)).toBe(false);
+      expect(
+        holds({ schedule: { from: { fromNowMs: -30 * 60_000 } } }, {}, SCHEDULED + 30 * 60_000),
+      ).toBe(true);
+    });
+    it("does not hold without a scheduled time", () => {
+      expect(holds({ schedule: { from: { at: 0 } } }, { flight: { scheduled: undefined } })).toBe(
+        false,
+      );
+    });
+  });
+
+  describe("not", () => {
+    it("excludes flights matching the nested filter in full", () => {
+      expect(holds({ not: { serviceTypes: ["F"] } })).toBe(true);
+      expect(holds({ not: { serviceTypes: ["J"] } })).toBe(false);
+      expect(holds({ not: { serviceTypes: ["J"], piers: ["E"] } })).toBe(true);
+      expect(holds({ not: { serviceTypes: ["J"], piers: ["D"] } })).toBe(false);
+    });
+    it("an absent field fails the nested criterion, so the flight is not excluded", () => {
+      expect(holds({ not: { serviceTypes: ["J"] } }, { current: { gate: "D7" } })).toBe(true);
+    });
+    it("nests", () => {
+      expect(holds({ not: { not: { piers: ["D"] } } })).toBe(true);
+      expect(holds({ not: { not: { piers: ["E"] } } })).toBe(false);
+    });
+    it("an empty nested filter excludes every flight", () => {
+      expect(holds({ not: {} })).toBe(false);
+    });
+  });
+
+  it("needs every criterion given", () => {
+    const filter: FlightFilter = {
+      flights: ["KL601"],
+      direction: "D",
+      piers: ["D"],
+      airlines: ["KL"],
+    };
+    expect(holds(filter)).toBe(true);
+    expect(holds({ ...filter, direction: "A" })).toBe(false);
+    expect(holds({ ...filter, piers: ["E"] })).toBe(false);
+    expect(holds({ ...filter, airlines: ["AF"] })).toBe(false);
+  });
+});
