@@ -1,0 +1,275 @@
+/**
+ * Reads a rule's `channels` into ChannelSpecs: the type, the keys that type takes,
+ * URLs (https, or http on loopback for testing), email addresses, webhook secrets,
+ * and a name for each (given, or the type, numbered when a rule has several of it).
+ * URLs and secrets are credentials: messages describe them but never repeat them.
+ */
+import { suggestionHint } from "./did-you-mean.js";
+import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition } from "./rule.js";
+import { CHANNEL_KEYS } from "./rule-schema.js";
+import { type Entry, join, type TreeReader } from "./tree-reader.js";
+import type { TreeNode } from "./yaml-tree.js";
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const EMAIL_RE = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:".]+$/;
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Standard Webhooks secrets are 24–64 random bytes; under 16 is too weak to sign with. */
+const MIN_SECRET_BYTES = 16;
+
+const isChannelType = (text: string): text is ChannelType =>
+  (CHANNEL_TYPES as readonly string[]).includes(text);
+
+/** A channel read, before names are given. */
+interface Draft {
+  spec: Omit<ChannelSpec, "name">;
+  name?: string;
+  /** Where the name was given, or the channel (for a default name). */
+  nameNode: TreeNode;
+  path: string;
+}
+
+/** Reads `channels`; undefined when it has problems (they are recorded). */
+export function readChannels(
+  r: TreeReader,
+  node: TreeNode,
+  path: string,
+): ChannelSpec[] | undefined {
+  const items = r.list(node, path, "`channels`");
+  if (!items) return undefined;
+  if (items.length === 0) {
+    r.problem(
+      node,
+      path,
+      "`channels` is empty: a rule needs at least one channel",
+      "e.g. channels: [{ type: console }]",
+    );
+    return undefined;
+  }
+  const many = r.resolve(node).kind === "seq";
+  const drafts: Draft[] = [];
+  let ok = true;
+  items.forEach((item, i) => {
+    const draft = readChannel(r, item, many ? `${path}[${i}]` : path);
+    if (draft) drafts.push(draft);
+    else ok = false;
+  });
+  if (!ok) return undefined;
+  return nameChannels(r, drafts);
+}
+
+/** Gives each channel its name (`slack`, or `slack-1`, `slack-2` …) and checks they differ. */
+function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined {
+  const ofType = new Map<string, number>();
+  for (const d of drafts) ofType.set(d.spec.type, (ofType.get(d.spec.type) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const specs: ChannelSpec[] = [];
+  let ok = true;
+  for (const d of drafts) {
+    const nth = (seen.get(`#${d.spec.type}`) ?? 0) + 1;
+    seen.set(`#${d.spec.type}`, nth);
+    const name =
+      d.name ?? ((ofType.get(d.spec.type) ?? 0) > 1 ? `${d.spec.type}-${nth}` : d.spec.type);
+    if (seen.has(name)) {
+      r.problem(
+        d.nameNode,
+        d.name === undefined ? d.path : join(d.path, "name"),
+        `two channels of this rule are named \`${name}\``,
+        "give each channel of a rule its own `name`",
+      );
+      ok = false;
+    }
+    seen.set(name, 1);
+    specs.push({ ...d.spec, name } as ChannelSpec);
+  }
+  return ok ? specs : undefined;
+}
+
+function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undefined {
+  const failedBefore = r.failures;
+  const map = r.map(node, path, "a channel");
+  if (!map) return undefined;
+  const all = r.entries(map, path);
+  const typeEntry = all.get("type");
+  if (!typeEntry) {
+    r.problem(map, path, "channel has no `type`", `write type: ${CHANNEL_TYPES.join(", ")}`);
+    return undefined;
+  }
+  const type = r.string(typeEntry.value, join(path, "type"), "`type`");
+  if (type === undefined) return undefined;
+  if (!isChannelType(type)) {
+    r.problem(
+      typeEntry.value,
+      join(path, "type"),
+      `unknown channel type \`${type}\``,
+      suggestionHint(type, CHANNEL_TYPES),
+    );
+    return undefined;
+  }
+  const allowed = ["type", "name", ...CHANNEL_KEYS[type]];
+  const entries = r.entries(map, path, allowed, (key) => {
+    const owner = CHANNEL_TYPES.find((t) => t !== type && CHANNEL_KEYS[t].includes(key));
+    if (owner === undefined) return undefined;
+    const own = CHANNEL_KEYS[type];
+    return `\`${key}\` is for ${owner} channels; ${type} channels take ${own.length > 0 ? own.map((k) => `\`${k}\``).join(", ") : "no options"}`;
+  });
+  const source: SourcePosition = r.position(node);
+  const draft: Draft = { spec: { type, source } as Draft["spec"], nameNode: node, path };
+  const nameEntry = entries.get("name");
+  if (nameEntry) {
+    const name = r.string(nameEntry.value, join(path, "name"), "`name`");
+    if (name !== undefined && !NAME_RE.test(name)) {
+      r.problem(
+        nameEntry.value,
+        join(path, "name"),
+        `\`${name}\` is not a channel name`,
+        "names are letters, digits, `.`, `_`, `-` (at most 64), starting with a letter or digit",
+      );
+    } else if (name !== undefined) {
+      draft.name = name;
+      draft.nameNode = nameEntry.value;
+    }
+  }
+  const spec = draft.spec as Record<string, unknown>;
+  const text = (key: string, what: string): string | undefined => {
+    const entry = entries.get(key);
+    return entry && r.string(entry.value, join(path, key), what);
+  };
+  const url = (key: string, required: boolean): string | undefined => {
+    const entry = entries.get(key);
+    if (!entry) {
+      if (required)
+        r.problem(
+          map,
+          path,
+          `${type} channel has no \`${key}\``,
+          `add the ${type === "slack" ? "incoming-webhook " : ""}URL, e.g. ${key}: \${${type.toUpperCase()}_URL}`,
+        );
+      return undefined;
+    }
+    return readUrl(r, entry, join(path, key));
+  };
+  switch (type) {
+    case "slack":
+      spec.url = url("url", true);
+      spec.template = text("template", "`template`");
+      break;
+    case "email": {
+      spec.to = readAddresses(r, entries.get("to"), map, path);
+      spec.subject = text("subject", "`subject`");
+      spec.template = text("template", "`template`");
+      spec.unsubscribeUrl = url("unsubscribe_url", false);
+      break;
+    }
+    case "webhook": {
+      spec.url = url("url", true);
+      const secret = entries.get("secret");
+      if (secret) spec.secret = readSecret(r, secret, join(path, "secret"));
+      const format = text("format", "`format`");
+      if (format !== undefined && format !== "cloudevents" && format !== "json") {
+        r.problem(
+          (entries.get("format") as Entry).value,
+          join(path, "format"),
+          `unknown webhook format \`${format}\``,
+          suggestionHint(format, ["cloudevents", "json"]),
+        );
+      }
+      spec.format = format === "json" ? "json" : "cloudevents";
+      break;
+    }
+    case "console":
+      break;
+  }
+  for (const key of Object.keys(spec)) if (spec[key] === undefined) delete spec[key];
+  return r.failures === failedBefore ? draft : undefined;
+}
+
+function readUrl(r: TreeReader, entry: Entry, path: string): string | undefined {
+  const text = r.string(entry.value, path, `\`${entry.name}\``);
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    r.problem(
+      entry.value,
+      path,
+      `\`${entry.name}\` is not a URL`,
+      "write a full URL, e.g. https://example.com/hook",
+    );
+    return undefined;
+  }
+  if (url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
+    return text.trim();
+  }
+  r.problem(
+    entry.value,
+    path,
+    `\`${entry.name}\` must be an https:// URL (it is ${url.protocol.replace(/:$/, "")}://${url.protocol === "http:" ? url.hostname : "…"})`,
+    "use https; plain http is allowed only on loopback (127.0.0.1, localhost, [::1]) for testing",
+  );
+  return undefined;
+}
+
+function readAddresses(
+  r: TreeReader,
+  entry: Entry | undefined,
+  map: TreeNode,
+  path: string,
+): string[] | undefined {
+  if (!entry) {
+    r.problem(map, path, "email channel has no `to`", "e.g. to: [anna@example.com]");
+    return undefined;
+  }
+  const at = join(path, "to");
+  const items = r.list(entry.value, at, "`to`");
+  if (!items) return undefined;
+  if (items.length === 0) {
+    r.problem(entry.value, at, "`to` is empty", "list at least one address");
+    return undefined;
+  }
+  const many = r.resolve(entry.value).kind === "seq";
+  const out: string[] = [];
+  let ok = true;
+  items.forEach((item, i) => {
+    const itemPath = many ? `${at}[${i}]` : at;
+    const address = r.string(item, itemPath, "an address")?.trim();
+    if (address === undefined) ok = false;
+    else if (!EMAIL_RE.test(address)) {
+      r.problem(
+        item,
+        itemPath,
+        `\`${address}\` is not an email address`,
+        "write it as name@example.com",
+      );
+      ok = false;
+    } else if (!out.includes(address)) out.push(address);
+  });
+  return ok ? out : undefined;
+}
+
+function readSecret(r: TreeReader, entry: Entry, path: string): string | undefined {
+  const text = r.string(entry.value, path, "`secret`");
+  if (text === undefined) return undefined;
+  const secret = text.trim();
+  const body = secret.startsWith("whsec_") ? secret.slice(6) : undefined;
+  if (body === undefined || body === "" || !BASE64_RE.test(body)) {
+    r.problem(
+      entry.value,
+      path,
+      "`secret` must be `whsec_` followed by base64",
+      "a Standard Webhooks secret, e.g. whsec_ and 32 random bytes in base64",
+    );
+    return undefined;
+  }
+  if (Buffer.from(body, "base64").length < MIN_SECRET_BYTES) {
+    r.problem(
+      entry.value,
+      path,
+      `\`secret\` is shorter than ${MIN_SECRET_BYTES} bytes`,
+      "use at least 24 random bytes (openssl rand -base64 32)",
+    );
+    return undefined;
+  }
+  return secret;
+}
