@@ -35,7 +35,8 @@ export function readChannels(
   node: TreeNode,
   path: string,
 ): ChannelSpec[] | undefined {
-  const items = r.list(node, path, "`channels`");
+  // One channel may be written without the list around it.
+  const items = r.resolve(node).kind === "map" ? [node] : r.list(node, path, "`channels`");
   if (!items) return undefined;
   if (items.length === 0) {
     r.problem(

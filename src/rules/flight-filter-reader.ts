@@ -57,12 +57,12 @@ const CODE_KEYS: Readonly<Record<string, [keyof FlightFilter, CodeShape]>> = {
   service_type: ["serviceTypes", SERVICE_TYPE],
 };
 
-const DIRECTIONS: Readonly<Record<string, "A" | "D">> = {
-  departure: "D",
-  d: "D",
-  arrival: "A",
-  a: "A",
-};
+const DIRECTIONS = new Map<string, "A" | "D">([
+  ["departure", "D"],
+  ["d", "D"],
+  ["arrival", "A"],
+  ["a", "A"],
+]);
 
 /** Reads a flight filter; undefined when it has problems (they are recorded). */
 export function readFlightFilter(
@@ -72,6 +72,7 @@ export function readFlightFilter(
   zone: string,
   depth = 0,
 ): FlightFilter | undefined {
+  const before = r.failures;
   const map = r.map(node, path, `\`${lastKey(path)}\``);
   if (!map) return undefined;
   const entries = r.entries(map, path, FLIGHT_FILTER_KEYS, (name) =>
@@ -107,7 +108,7 @@ export function readFlightFilter(
       case "direction": {
         const text = r.string(entry.value, at, "`direction`");
         if (text === undefined) break;
-        const direction = DIRECTIONS[text.trim().toLowerCase()];
+        const direction = DIRECTIONS.get(text.trim().toLowerCase());
         if (direction === undefined) {
           r.problem(
             entry.value,
@@ -176,7 +177,8 @@ export function readFlightFilter(
     }
   }
   checkDirection(r, filter, entries, path);
-  return filter;
+  // Half a filter is a different filter: any problem inside makes the whole one unusable.
+  return r.failures === before ? filter : undefined;
 }
 
 /**
@@ -248,7 +250,8 @@ function readSchedule(
     window[edge] = bound.value;
     nodes[edge] = entry.value;
   }
-  if (entries.size === 0) {
+  // An unknown key alone (`form:`) has its own problem; this is for `schedule: {}`.
+  if (map.pairs.length === 0) {
     r.problem(
       node,
       path,

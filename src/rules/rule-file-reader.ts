@@ -28,10 +28,11 @@ export interface RuleReadOptions {
   zone: string;
 }
 
-/** A rule id and where it is written (for duplicate checks across files). */
+/** A rule id, where it is written and its path (for duplicate checks across files). */
 export interface RuleIdSource {
   id: string;
   source: SourcePosition;
+  path: string;
 }
 
 /** The outcome of one file. */
@@ -168,7 +169,7 @@ function readRule(r: TreeReader, node: TreeNode, path: string, zone: string): Ru
   const id = readId(r, idEntry, map, path);
   if (id !== undefined && idEntry) {
     r.ruleId = id;
-    read.idSource = { id, source: r.position(idEntry.value) };
+    read.idSource = { id, source: r.position(idEntry.value), path: join(path, "id") };
     read.idNode = idEntry.value;
   }
   const rule: Partial<Rule> & { labels: Record<string, string> } = { labels: {} };
@@ -289,12 +290,19 @@ function readLabels(r: TreeReader, entry: Entry, path: string): Record<string, s
       continue;
     }
     const value = r.resolve(label.value);
-    if (value.kind === "scalar" && typeof value.value === "boolean") {
-      labels[label.name] = String(value.value);
-      continue;
+    const text =
+      value.kind === "scalar" && typeof value.value === "boolean"
+        ? String(value.value)
+        : r.string(label.value, at, `label \`${label.name}\``);
+    // Defined, not assigned: a label named `__proto__` must be a label, not a prototype.
+    if (text !== undefined) {
+      Object.defineProperty(labels, label.name, {
+        value: text,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
-    const text = r.string(label.value, at, `label \`${label.name}\``);
-    if (text !== undefined) labels[label.name] = text;
   }
   return labels;
 }

@@ -70,7 +70,7 @@ export async function loadRuleDir(dir: string, options: RuleLoadOptions): Promis
     // Duplicates within the file were found by readRuleFile; here, those across files.
     const late = new Set<string>();
     const here = new Set<string>();
-    for (const { id, source } of read.ids) {
+    for (const { id, source, path } of read.ids) {
       if (here.has(id)) continue;
       here.add(id);
       const first = firstAt.get(id);
@@ -78,7 +78,7 @@ export async function loadRuleDir(dir: string, options: RuleLoadOptions): Promis
       else {
         problems.push({
           ...source,
-          path: "",
+          path,
           message: duplicateMessage(id, first),
           hint: DUPLICATE_HINT,
         });
