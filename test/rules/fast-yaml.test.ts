@@ -67,6 +67,8 @@ describe("readFastYaml", () => {
     ["a block scalar", "a: |\n  text\n"],
     ["a folded scalar", "a: >\n  text\n"],
     ["a multi-line plain scalar", "a: one\n  two\n"],
+    // yaml reads this as an error ("Implicit keys need to be on a single line").
+    ["a plain scalar below its key, after a comment line", "b:\n#c\n  d\nf: 1\n"],
     ["a multi-line quoted scalar", "a: 'one\n  two'\n"],
     ["a multi-line plain scalar in flow", "a: [one\n  two]\n"],
     ["a document marker", "---\na: 1\n"],
