@@ -11,7 +11,11 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3 } as const;
 /** Exit code for a flightwatch error. */
 export function exitCodeOf(err: FlightwatchError): number {
   if (err instanceof NotFoundError) return EXIT.notFound;
-  if (err.code === ErrorCode.INVALID_PARAM || err.code === ErrorCode.CONFIG_INVALID) {
+  if (
+    err.code === ErrorCode.INVALID_PARAM ||
+    err.code === ErrorCode.CONFIG_INVALID ||
+    err.code === ErrorCode.RULE_INVALID
+  ) {
     return EXIT.usage;
   }
   return EXIT.failure;

@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { describeError, FlightwatchError } from "../errors.js";
 import { registerApiCommand } from "./api-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
+import { registerRulesCommand } from "./rules-command.js";
 import { registerSimulateCommand } from "./simulate-command.js";
 import { VERSION } from "./version.js";
 import { registerWatchCommand } from "./watch-command.js";
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerApiCommand(program);
   registerSimulateCommand(program);
   registerWatchCommand(program);
+  registerRulesCommand(program);
   return program;
 }
 

@@ -9,10 +9,16 @@ import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client
 import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-config.js";
 import type { PollReport } from "../detect/detector.js";
 import { startWatch } from "../detect/watch.js";
-import { ConfigError, describeError } from "../errors.js";
+import type { Alert } from "../dispatch/alert.js";
+import { describeAlert } from "../dispatch/alert-text.js";
+import { ConfigError, describeError, formatRuleProblem } from "../errors.js";
+import { loadRuleDir } from "../rules/rule-loader.js";
+import { RuleSet } from "../rules/rule-matcher.js";
+import { RuleWatcher } from "../rules/rule-watcher.js";
 import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
-import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
+import { rulesDir } from "./rules-command.js";
 
 /** Flags of `watch` as commander hands them over. */
 export interface WatchFlags {
@@ -26,6 +32,8 @@ export interface WatchFlags {
   consumer?: string;
   poll?: boolean;
   quiet?: boolean;
+  /** `--rules` alone is `true`: the default directory. */
+  rules?: string | boolean;
 }
 
 /** Prefix of `watch --simulator` when FLIGHTWATCH_PREFIX is not set; cleared at every start. */
@@ -35,6 +43,8 @@ const EXAMPLES = `
 Examples:
   $ flightwatch watch --simulator
       watch the built-in simulator (no account needed); a change event per line
+  $ flightwatch watch --simulator --speed 10 --rules rules
+      the example rules against the simulator: each alert and the channels it would go to
   $ flightwatch watch --simulator --speed 60 --interval 2s | jq -c '{flight: .flight.flightNames[0], kind, old, new}'
       an hour of airport per minute, condensed with jq
   $ FLIGHT_API_BASE_URL=https://api.example/public-flights/v4 FLIGHT_API_TOKEN=… flightwatch watch
@@ -53,7 +63,9 @@ See docs/detection.md.`;
 export function registerWatchCommand(program: Command): void {
   program
     .command("watch")
-    .description("detect flight changes and print each change event as a JSON line")
+    .description(
+      "detect flight changes and print each change event as a JSON line (or, with --rules, each alert)",
+    )
     .option("--simulator", "watch the built-in simulator, started in this process")
     .option(
       "--speed <x>",
@@ -72,6 +84,10 @@ export function registerWatchCommand(program: Command): void {
     )
     .option("--group <name>", "outbox consumer group: watchers in one group share events", "watch")
     .option("--consumer <name>", "consumer name, stable across restarts (default: host name)")
+    .option(
+      "--rules [dir]",
+      "match changes against the rule files in dir (default: FLIGHTWATCH_RULES or ./rules) and print the alerts instead of the events",
+    )
     .option("--no-poll", "only print events; polling is left to other processes")
     .option("--quiet", "no poll summaries on stderr")
     .addHelpText("after", EXAMPLES)
@@ -124,8 +140,17 @@ export async function runWatchCommand(
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
   });
+  const zone = client.airportTimezone ?? DEFAULT_AIRPORT_TIMEZONE;
+  let rules: RuleWatcher<RuleSet> | undefined;
+  const reload = () => void rules?.reload();
   let polls = 0;
   try {
+    if (flags.rules !== undefined && flags.rules !== false) {
+      const dir = rulesDir(typeof flags.rules === "string" ? flags.rules : undefined, env);
+      rules = await startRuleWatcher(dir, env, zone);
+      process.on("SIGHUP", reload);
+    }
+    const live = rules;
     const watcher = await startWatch({
       client,
       redis,
@@ -136,6 +161,14 @@ export async function runWatchCommand(
       noPoll: flags.poll === false,
       fresh,
       onEvent: (event) => writeLine(`${JSON.stringify(event)}\n`),
+      ...(live
+        ? {
+            rules: {
+              current: () => live.current,
+              onAlert: (alert) => writeLine(alertLine(alert, live.current, zone)),
+            },
+          }
+        : {}),
       onPoll: (report) => {
         polls++;
         if (!flags.quiet) process.stderr.write(`${describePoll(polls, report)}\n`);
@@ -147,8 +180,45 @@ export async function runWatchCommand(
     await Promise.race([stopSignal, watcher.done]);
     await watcher.stop();
   } finally {
+    process.off("SIGHUP", reload);
+    await rules?.close();
     await sim?.close();
   }
+}
+
+/** Loads the rules (failing on any problem) and reloads them on change, keeping the last good set. */
+async function startRuleWatcher(
+  dir: string,
+  env: Record<string, string | undefined>,
+  zone: string,
+): Promise<RuleWatcher<RuleSet>> {
+  return RuleWatcher.start({
+    dir,
+    load: (d) => loadRuleDir(d, { env, zone }),
+    build: (list) => new RuleSet(list, { zone }),
+    onReload: ({ rules, files }) => {
+      process.stderr.write(
+        `flightwatch: ${rules} rule${rules === 1 ? "" : "s"} live from ${files.length} file${files.length === 1 ? "" : "s"} in ${dir}\n`,
+      );
+    },
+    onProblems: (problems) => {
+      for (const problem of problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
+      process.stderr.write(
+        `flightwatch: rules in ${dir} not reloaded (${problems.length} problem${problems.length === 1 ? "" : "s"}); the last good set stays live\n`,
+      );
+    },
+  });
+}
+
+/**
+ * An alert for stdout: readable in a terminal (rule, channels, what changed), one
+ * JSON object per line (the alert plus its channels) when piped.
+ */
+export function alertLine(alert: Alert, ruleSet: RuleSet, zone: string): string {
+  const channels = (ruleSet.get(alert.ruleId)?.channels ?? []).map((c) => `${c.type}:${c.name}`);
+  if (!process.stdout.isTTY) return `${JSON.stringify({ ...alert, channels })}\n`;
+  const at = toLocalDateTime(alert.decidedAt, zone).slice(11, 19);
+  return `${at} ${alert.ruleId} → ${channels.join(", ") || "(rule gone)"}: ${describeAlert(alert, zone)}\n`;
 }
 
 /** Writes to stdout, waiting when the pipe is full (an event is acknowledged after). */

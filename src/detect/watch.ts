@@ -1,9 +1,11 @@
 /**
- * Detection on its own, as `flightwatch watch` runs it: the poll scheduler and
- * worker, plus a consumer of the outbox that hands each change event to `onEvent`
- * and acknowledges it afterwards. Any number of watchers may share one Redis: the
- * polls are shared (one per tick), and watchers in one consumer group share the
- * events; watchers in different groups each get every event.
+ * Detection, and optionally dispatch, as `flightwatch watch` runs it: the poll
+ * scheduler and worker, plus either a consumer of the outbox that hands each change
+ * event to `onEvent`, or — with `rules` — the dispatcher (rules → alerts) and a
+ * consumer of the alerts stream that hands each alert to `onAlert`. Items are
+ * acknowledged after their handler resolves. Any number of watchers may share one
+ * Redis: the polls are shared (one per tick), and watchers in one consumer group
+ * share the items; watchers in different groups each get every item.
  */
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
@@ -11,12 +13,17 @@ import type { FlightApiClientOptions } from "../api/client-options.js";
 import { FlightApiClient } from "../api/flight-api-client.js";
 import { crashPoint } from "../crash-point.js";
 import type { ChangeEvent } from "../diff/change.js";
+import type { Alert } from "../dispatch/alert.js";
+import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
+import type { RuleSet } from "../rules/rule-matcher.js";
+import { AlertStore, alertOfFields } from "../store/alert-store.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
+import { StreamConsumer } from "../store/stream-consumer.js";
 import type { RedisSettings } from "./detect-config.js";
 import { Detector, type DetectorSettings, type PollReport } from "./detector.js";
-import { OutboxConsumer, type OutboxEntry } from "./outbox-consumer.js";
+import { OutboxConsumer } from "./outbox-consumer.js";
 import { PollScheduler } from "./poll-scheduler.js";
 
 export interface WatchOptions {
@@ -29,8 +36,17 @@ export interface WatchOptions {
   consumer?: string;
   /** Airport clock (default Date.now; the simulator's clock when it is embedded). */
   now?: () => number;
-  /** Receives each change event; the event is acknowledged once this resolves. */
-  onEvent: (event: ChangeEvent) => void | Promise<void>;
+  /** Receives each change event (without `rules`); acknowledged once this resolves. */
+  onEvent?: (event: ChangeEvent) => void | Promise<void>;
+  /** Match the changes against rules and hand each decided alert to `onAlert`. */
+  rules?: {
+    /** The live rule set (read for every outbox entry, so reloads apply at once). */
+    current: () => RuleSet;
+    /** Receives each alert; acknowledged once this resolves. */
+    onAlert: (alert: Alert) => void | Promise<void>;
+    /** Dispatcher's consumer group on the outbox (default `dispatch`). */
+    group?: string;
+  };
   onPoll?: (report: PollReport) => void;
   onError?: (err: Error) => void;
   /** Run no poller in this process, only consume (default false). */
@@ -69,14 +85,80 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
   try {
     const consumerRedis = await connect();
     if (options.fresh) await deleteByPattern(consumerRedis, `${keys.prefix}:*`);
-    const consumer = new OutboxConsumer({
-      redis: consumerRedis,
-      keys,
-      group: options.group ?? "watch",
-      consumer: options.consumer ?? hostname(),
-    });
-    // The group exists before the first poll, so no event is committed unseen.
-    await consumer.ensureGroup();
+    const consumerName = options.consumer ?? hostname();
+    const group = options.group ?? "watch";
+    const now = options.now ?? Date.now;
+    let stopping = false;
+    const loops: Array<Promise<void>> = [];
+    const loop = (step: () => Promise<void>) =>
+      loops.push(
+        (async () => {
+          while (!stopping) {
+            try {
+              await step();
+            } catch (err) {
+              if (stopping) break;
+              options.onError?.(err instanceof Error ? err : new Error(String(err)));
+              await new Promise((resolve) => setTimeout(resolve, 500));
+            }
+          }
+        })(),
+      );
+    // Every group exists before the first poll, so nothing is committed unseen.
+    if (options.rules) {
+      const { rules } = options;
+      const outbox = new OutboxConsumer({
+        redis: consumerRedis,
+        keys,
+        group: rules.group ?? DISPATCH_GROUP,
+        consumer: consumerName,
+        blockMs: 250,
+      });
+      await outbox.ensureGroup();
+      const alerts = new StreamConsumer<Alert>({
+        redis: await connect(),
+        stream: keys.alerts,
+        decode: alertOfFields,
+        group,
+        consumer: consumerName,
+      });
+      await alerts.ensureGroup();
+      const dispatcher = new Dispatcher({
+        consumer: outbox,
+        store: new AlertStore(await connect(), keys, {
+          stateTtlMs: options.settings.snapshotTtlMs,
+          alertRetentionMs: options.settings.outboxRetentionMs,
+        }),
+        rules: rules.current,
+        now,
+      });
+      loop(async () => {
+        await dispatcher.step();
+      });
+      loop(async () => {
+        for (const entry of await alerts.read()) {
+          await rules.onAlert(entry.value);
+          crashPoint("watch.after-print");
+          await alerts.ack([entry.entryId]);
+        }
+      });
+    } else {
+      const onEvent = options.onEvent ?? (() => undefined);
+      const consumer = new OutboxConsumer({
+        redis: consumerRedis,
+        keys,
+        group,
+        consumer: consumerName,
+      });
+      await consumer.ensureGroup();
+      loop(async () => {
+        for (const entry of await consumer.read()) {
+          for (const event of entry.value) await onEvent(event);
+          crashPoint("watch.after-print");
+          await consumer.ack([entry.entryId]);
+        }
+      });
+    }
     if (!options.noPoll) {
       const detector = new Detector({
         client,
@@ -93,25 +175,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         ...(options.onError ? { onError: options.onError } : {}),
       });
     }
-    let stopping = false;
-    const done = (async () => {
-      while (!stopping) {
-        let entries: OutboxEntry[];
-        try {
-          entries = await consumer.read();
-        } catch (err) {
-          if (stopping) break;
-          options.onError?.(err instanceof Error ? err : new Error(String(err)));
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          continue;
-        }
-        for (const entry of entries) {
-          for (const event of entry.value) await options.onEvent(event);
-          crashPoint("watch.after-print");
-          await consumer.ack([entry.entryId]);
-        }
-      }
-    })();
+    const done = Promise.all(loops).then(() => undefined);
     return {
       done,
       async stop() {

@@ -1,0 +1,315 @@
+/**
+ * `flightwatch rules check|test`: validate rule files, and show which rules a change
+ * matches and what each channel would receive, without sending anything (the
+ * equivalent of Alertmanager's `routes test`). Wiring only: the loader, the matcher
+ * and the dispatch decisions do the work.
+ */
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import type { Flight } from "../api/types.js";
+import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
+import { foldCodeshares } from "../diff/codeshare-fold.js";
+import { diffFlight } from "../diff/flight-diff.js";
+import type { Alert } from "../dispatch/alert.js";
+import { admitMatches, flushDue } from "../dispatch/alert-decision.js";
+import { describeAlert, describeChange } from "../dispatch/alert-text.js";
+import { ConfigError, formatRuleProblem } from "../errors.js";
+import type { ChannelSpec, Rule } from "../rules/rule.js";
+import { loadRuleDir } from "../rules/rule-loader.js";
+import type { RuleMatch } from "../rules/rule-match.js";
+import { RuleSet } from "../rules/rule-matcher.js";
+import { DEFAULT_AIRPORT_TIMEZONE, fromLocalDateTime } from "../time/local-time.js";
+import { EXIT } from "./exit-codes.js";
+
+/** Default rules directory when neither an argument nor FLIGHTWATCH_RULES gives one. */
+export const DEFAULT_RULES_DIR = "rules";
+
+/** The rules directory: the argument, else FLIGHTWATCH_RULES, else `rules`. */
+export function rulesDir(arg: string | undefined, env: Record<string, string | undefined>): string {
+  return arg ?? (env.FLIGHTWATCH_RULES?.trim() || DEFAULT_RULES_DIR);
+}
+
+const EXAMPLES = `
+Examples:
+  $ flightwatch rules check
+      validate every .yaml/.yml/.json file in rules/ (or FLIGHTWATCH_RULES); exit 1 on any problem
+  $ flightwatch watch --simulator | head -1 > change.json && flightwatch rules test --event change.json
+      which rules does a real change match, and what would each channel receive?
+  $ flightwatch rules test --before before.json --after after.json --now 2026-11-21T09:00
+      the same for a flight record before and after (codeshare records may be given as a list)
+
+Rule files reference environment variables as \${NAME}; set them before checking.
+AIRPORT_TIMEZONE (default ${DEFAULT_AIRPORT_TIMEZONE}) places dates and --now. See docs/rules.md.`;
+
+interface TestFlags {
+  event?: string;
+  before?: string;
+  after?: string;
+  now?: string;
+  json?: boolean;
+}
+
+/** Adds the `rules` subcommand and its `check` and `test` subcommands. */
+export function registerRulesCommand(program: Command): void {
+  const rules = program
+    .command("rules")
+    .description("check rule files, and test which rules a change matches")
+    .addHelpText("after", EXAMPLES);
+  rules
+    .command("check")
+    .description("validate rule files; print every problem with file, line and column")
+    .argument("[dir]", "rules directory (default: FLIGHTWATCH_RULES or ./rules)")
+    .action(async (dir: string | undefined) => {
+      process.exitCode = await runRulesCheck(rulesDir(dir, process.env), process.env);
+    });
+  rules
+    .command("test")
+    .description(
+      "show which rules match a change and what each channel would receive; sends nothing",
+    )
+    .argument("[dir]", "rules directory (default: FLIGHTWATCH_RULES or ./rules)")
+    .option(
+      "--event <file>",
+      "change event(s) as `watch` prints them (JSON, array or lines; - = stdin)",
+    )
+    .option("--before <file>", "flight record(s) before the change (API JSON)")
+    .option("--after <file>", "flight record(s) after the change (API JSON)")
+    .option(
+      "--now <time>",
+      "moment of matching, airport-local (2026-11-21T09:00) or ISO (default: now)",
+    )
+    .option("--json", "print the matches and alerts as JSON")
+    .action(async (dir: string | undefined, flags: TestFlags) => {
+      process.exitCode = await runRulesTest(rulesDir(dir, process.env), flags, process.env);
+    });
+}
+
+const zoneOf = (env: Record<string, string | undefined>) =>
+  env.AIRPORT_TIMEZONE?.trim() || DEFAULT_AIRPORT_TIMEZONE;
+
+/** `rules check`: 0 when every file is valid, 1 otherwise. */
+export async function runRulesCheck(
+  dir: string,
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  const load = await loadRuleDir(dir, { env, zone: zoneOf(env) });
+  for (const problem of load.problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
+  const files = `${load.files.length} file${load.files.length === 1 ? "" : "s"}`;
+  if (load.problems.length > 0) {
+    const n = load.problems.length;
+    process.stderr.write(`${n} problem${n === 1 ? "" : "s"} in ${files} of ${dir}\n`);
+    return EXIT.failure;
+  }
+  const disabled = load.disabled.length > 0 ? `, ${load.disabled.length} disabled` : "";
+  process.stdout.write(`${dir}: ${load.rules.length} rules in ${files}${disabled} — OK\n`);
+  return EXIT.ok;
+}
+
+/** `rules test`: 0 when at least one rule matches, 1 when none does. */
+export async function runRulesTest(
+  dir: string,
+  flags: TestFlags,
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  const zone = zoneOf(env);
+  const now = flags.now === undefined ? Date.now() : parseNow(flags.now, zone);
+  const events = await readEvents(flags, zone);
+  const load = await loadRuleDir(dir, { env, zone });
+  if (load.problems.length > 0) {
+    for (const problem of load.problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
+    process.stderr.write("fix the rule files first (flightwatch rules check)\n");
+    return EXIT.usage;
+  }
+  const ruleSet = new RuleSet(load.rules, { zone });
+  const matches = ruleSet.match(events, now);
+  const outcomes = decide(matches, now);
+  if (flags.json) {
+    const out = outcomes.map(({ rule, matches: m, alert }) => ({
+      rule: rule.id,
+      source: `${rule.source.file}:${rule.source.line}:${rule.source.column}`,
+      events: m.map((x) => x.event.id),
+      selectors: m.map((x) => x.selector?.name ?? null),
+      alert: alert ?? null,
+      channels: rule.channels.map((c) => ({ name: c.name, type: c.type, to: destination(c) })),
+    }));
+    process.stdout.write(`${JSON.stringify({ events, matches: out }, null, 2)}\n`);
+  } else {
+    for (const event of events) {
+      process.stdout.write(
+        `change: ${event.flight.mainFlight} ${describeChange({ ...event, eventIds: [] }, zone)}\n`,
+      );
+    }
+    for (const { rule, matches: m, alert } of outcomes) {
+      const via = [...new Set(m.map((x) => x.selector?.name ?? "any change"))].join(", ");
+      process.stdout.write(
+        `\n✓ ${rule.id} (${rule.source.file}:${rule.source.line}) — matched by ${via}\n`,
+      );
+      if (!alert) {
+        process.stdout.write(
+          "    nothing sent: held back by the rule's noise control (e.g. shift_at_least)\n",
+        );
+        continue;
+      }
+      for (const channel of rule.channels) {
+        process.stdout.write(`    ${channel.name} → ${destination(channel)}\n`);
+        process.stdout.write(`      ${describeAlert(alert, zone)}\n`);
+      }
+    }
+    const n = outcomes.length;
+    process.stdout.write(
+      `\n${n} of ${load.rules.length} rule${load.rules.length === 1 ? "" : "s"} match${n === 1 ? "es" : ""}; nothing was sent\n`,
+    );
+  }
+  return outcomes.length > 0 ? EXIT.ok : EXIT.failure;
+}
+
+interface Outcome {
+  rule: Rule;
+  matches: RuleMatch[];
+  alert: Alert | undefined;
+}
+
+/** The alert each matching rule would decide with no memory of earlier alerts. */
+function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
+  const byRule = new Map<string, Outcome>();
+  for (const match of matches) {
+    const key = `${match.rule.id} ${match.event.flight.key}`;
+    const outcome = byRule.get(key) ?? { rule: match.rule, matches: [], alert: undefined };
+    outcome.matches.push(match);
+    byRule.set(key, outcome);
+  }
+  for (const outcome of byRule.values()) {
+    const admitted = admitMatches(undefined, outcome.rule, outcome.matches, now);
+    let alert = admitted.alerts[0];
+    // A group that waits is shown as it would go out when its wait is over.
+    if (!alert && admitted.dueAt !== undefined) {
+      alert = flushDue(admitted.state, outcome.rule, admitted.dueAt).alerts[0];
+    }
+    outcome.alert = alert;
+  }
+  return [...byRule.values()];
+}
+
+/** Where a channel sends, with secrets left out (webhook paths often embed tokens). */
+function destination(channel: ChannelSpec): string {
+  switch (channel.type) {
+    case "email":
+      return channel.to.join(", ");
+    case "console":
+      return "stdout";
+    default: {
+      const url = new URL(channel.url);
+      return `${channel.type} ${url.origin}/…`;
+    }
+  }
+}
+
+async function readEvents(flags: TestFlags, zone: string): Promise<ChangeEvent[]> {
+  if (flags.event !== undefined) {
+    if (flags.before !== undefined || flags.after !== undefined) {
+      throw new ConfigError("--event", "give either --event or --before/--after, not both");
+    }
+    return parseEvents(await readInput(flags.event), flags.event);
+  }
+  if (flags.after === undefined) {
+    throw new ConfigError(
+      "--event",
+      "give a change event (--event) or a flight before/after (--after, with --before)",
+    );
+  }
+  const after = parseRecords(await readInput(flags.after), "--after");
+  const before =
+    flags.before === undefined ? [] : parseRecords(await readInput(flags.before), "--before");
+  return eventsOfPair(before, after, zone);
+}
+
+/** Change events between two observations of one flight, as the detector would report them. */
+export function eventsOfPair(before: Flight[], after: Flight[], zone: string): ChangeEvent[] {
+  const [seen] = foldCodeshares(before, zone);
+  const [now] = foldCodeshares(after, zone);
+  if (!now) throw new ConfigError("--after", "holds no flight record with an id or flight name");
+  const previous = seen ? diffFlight(undefined, seen, zone).snapshot : undefined;
+  const result = diffFlight(previous, now, zone);
+  const { snapshot } = result;
+  return result.changes.map((change) =>
+    toChangeEvent(change, snapshot, snapshot.version, snapshot.fields),
+  );
+}
+
+async function readInput(file: string): Promise<string> {
+  if (file === "-") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  }
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(file, `cannot read it (${(err as NodeJS.ErrnoException).code ?? err})`);
+  }
+}
+
+function parseEvents(text: string, source: string): ChangeEvent[] {
+  const values = parseJsonOrLines(text, source);
+  const events = values.flatMap((v) => (Array.isArray(v) ? v : [v]));
+  events.forEach((e, i) => {
+    const ok =
+      typeof e === "object" &&
+      e !== null &&
+      "kind" in e &&
+      "flight" in e &&
+      typeof (e as { flight: unknown }).flight === "object";
+    if (!ok) {
+      throw new ConfigError(
+        source,
+        `item ${i + 1} is not a change event (needs kind, field, action, flight); print one with \`flightwatch watch\``,
+      );
+    }
+  });
+  return events as ChangeEvent[];
+}
+
+function parseRecords(text: string, flag: string): Flight[] {
+  const values = parseJsonOrLines(text, flag);
+  const records = values.flatMap((v) => {
+    if (Array.isArray(v)) return v;
+    if (v && typeof v === "object" && Array.isArray((v as { flights?: unknown }).flights)) {
+      return (v as { flights: unknown[] }).flights;
+    }
+    return [v];
+  });
+  if (records.length === 0 || records.some((r) => typeof r !== "object" || r === null)) {
+    throw new ConfigError(flag, "expected a flight record, a list of them or a /flights page");
+  }
+  return records as Flight[];
+}
+
+/** One JSON document, or one per line (as `watch` prints). */
+function parseJsonOrLines(text: string, source: string): unknown[] {
+  try {
+    return [JSON.parse(text)];
+  } catch {
+    const lines = text.split("\n").filter((line) => line.trim() !== "");
+    return lines.map((line, i) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch (err) {
+        throw new ConfigError(source, `line ${i + 1} is not JSON (${(err as Error).message})`);
+      }
+    });
+  }
+}
+
+function parseNow(text: string, zone: string): number {
+  const iso = Date.parse(text);
+  if (/[zZ]|[+-]\d\d:?\d\d$/.test(text) && !Number.isNaN(iso)) return iso;
+  const m = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2})?))?$/.exec(text.trim());
+  if (m) {
+    const ms = fromLocalDateTime(`${m[1]}T${m[2] ?? "00:00"}`, zone);
+    if (ms !== undefined) return ms;
+  }
+  throw new ConfigError(
+    "--now",
+    `"${text}" is not a time (e.g. 2026-11-21T09:00 local, or ISO with an offset)`,
+  );
+}

@@ -1,0 +1,147 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OutboxConsumer } from "../../src/detect/outbox-consumer.js";
+import type { ChangeEvent } from "../../src/diff/change.js";
+import type { AlertState } from "../../src/dispatch/alert-decision.js";
+import { DISPATCH_GROUP, Dispatcher } from "../../src/dispatch/dispatcher.js";
+import type { Rule } from "../../src/rules/rule.js";
+import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { AlertStore } from "../../src/store/alert-store.js";
+import { encodeOutboxEntries, OUTBOX_FIELD } from "../../src/store/outbox-entry.js";
+import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
+import { changeEvent } from "../rules/event-builder.js";
+import { rule } from "../rules/rule-builder.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
+
+describe("Dispatcher on a real Redis", () => {
+  let t: TestRedis;
+  let keys: RedisKeys;
+  let now: number;
+  let rules: RuleSet;
+  let consumer: OutboxConsumer;
+  let store: AlertStore<AlertState>;
+  let dispatcher: Dispatcher;
+
+  const build = (list: Rule[]) => {
+    rules = new RuleSet(list);
+  };
+  const commit = async (events: ChangeEvent[]) => {
+    for (const text of encodeOutboxEntries(events)) {
+      await t.redis.xadd(keys.outbox, "*", OUTBOX_FIELD, text);
+    }
+  };
+  const gate = (old: string, to: string, version: number) =>
+    changeEvent({ id: `gate-${to}-${version}`, old, new: to, current: { gate: to, pier: "D" } });
+
+  beforeEach(async () => {
+    t = await testRedis("dispatcher");
+    keys = redisKeys(t.prefix);
+    now = Date.parse("2026-11-21T08:00:00Z");
+    build([rule("gates", { changes: ["gate"] })]);
+    consumer = new OutboxConsumer({
+      redis: t.redis.duplicate(),
+      keys,
+      group: DISPATCH_GROUP,
+      consumer: "c1",
+      blockMs: 10,
+    });
+    await consumer.ensureGroup(true);
+    store = new AlertStore<AlertState>(t.redis.duplicate(), keys);
+    dispatcher = new Dispatcher({ consumer, store, rules: () => rules, now: () => now });
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it("turns matched changes into alerts and acknowledges the outbox entry", async () => {
+    await commit([gate("D5", "D7", 1)]);
+    const alerts = await dispatcher.step();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.ruleId).toBe("gates");
+    expect(alerts[0]?.changes.map((c) => [c.old, c.new])).toEqual([["D5", "D7"]]);
+    expect((await store.readAlerts()).map((a) => a.id)).toEqual([alerts[0]?.id]);
+    const pending = (await t.redis.xpending(keys.outbox, DISPATCH_GROUP)) as [number];
+    expect(pending[0]).toBe(0);
+  });
+
+  it("acknowledges entries that no rule matches, and writes nothing for them", async () => {
+    await commit([changeEvent({ kind: "belt", field: "baggageClaim", new: ["4"] })]);
+    expect(await dispatcher.step()).toEqual([]);
+    expect(await store.readAlerts()).toEqual([]);
+    const pending = (await t.redis.xpending(keys.outbox, DISPATCH_GROUP)) as [number];
+    expect(pending[0]).toBe(0);
+  });
+
+  it("holds a group for group_wait and flushes it when due, as one alert", async () => {
+    build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 60_000 }]);
+    await commit([gate("D5", "D7", 1)]);
+    expect(await dispatcher.step()).toEqual([]);
+    now += 30_000;
+    await commit([gate("D7", "D9", 2)]);
+    expect(await dispatcher.step()).toEqual([]);
+    now += 30_000;
+    const alerts = await dispatcher.step();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.changes.map((c) => [c.old, c.new])).toEqual([["D5", "D9"]]);
+    // Flushed once: later steps find nothing due.
+    now += 60_000;
+    expect(await dispatcher.step()).toEqual([]);
+    expect(await store.readAlerts()).toHaveLength(1);
+  });
+
+  it("decides an entry delivered again (acknowledgement lost in a crash) without a second alert", async () => {
+    await commit([gate("D5", "D7", 1)]);
+    const [entry] = await consumer.read();
+    if (!entry) throw new Error("no entry");
+    const first = await dispatcher.admit(entry);
+    // The same entry again, as a restarted dispatcher would read it had the ack not landed.
+    const again = await dispatcher.admit(entry);
+    expect(first).toHaveLength(1);
+    expect(again).toEqual([]);
+    expect(await store.readAlerts()).toHaveLength(1);
+  });
+
+  it("uses the rule set in force at each entry: a reload applies at once", async () => {
+    await commit([gate("D5", "D7", 1)]);
+    build([rule("other", { changes: ["belt"] })]);
+    expect(await dispatcher.step()).toEqual([]);
+    build([rule("gates", { changes: ["gate"] }), rule("gates-too", { changes: ["gate"] })]);
+    await commit([gate("D7", "D9", 2)]);
+    expect((await dispatcher.step()).map((a) => a.ruleId)).toEqual(["gates", "gates-too"]);
+  });
+
+  it("drops the waiting group of a rule removed by a reload", async () => {
+    build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 60_000 }]);
+    await commit([gate("D5", "D7", 1)]);
+    await dispatcher.step();
+    expect(await store.nextDueAt()).toBe(now + 60_000);
+    build([]);
+    now += 60_000;
+    expect(await dispatcher.step()).toEqual([]);
+    expect(await store.nextDueAt()).toBeUndefined();
+    expect(await t.redis.exists(keys.alertState("grouped", "D:2026-11-21:KL601"))).toBe(0);
+  });
+
+  it("lets two dispatchers share the outbox without deciding one change twice", async () => {
+    const second = new Dispatcher({
+      consumer: new OutboxConsumer({
+        redis: t.redis.duplicate(),
+        keys,
+        group: DISPATCH_GROUP,
+        consumer: "c2",
+        blockMs: 10,
+      }),
+      store: new AlertStore<AlertState>(t.redis.duplicate(), keys),
+      rules: () => rules,
+      now: () => now,
+    });
+    const versions = Array.from({ length: 30 }, (_, i) => i + 1);
+    await commit(versions.map((v) => gate(`G${v - 1}`, `G${v}`, v)));
+    const results = await Promise.all([dispatcher.step(), second.step()]);
+    await Promise.all([dispatcher.step(), second.step()]);
+    const all = await store.readAlerts();
+    expect(results.flat().length).toBe(all.length);
+    const eventIds = all.flatMap((a) => a.changes.flatMap((c) => c.eventIds));
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+    expect(eventIds.length).toBe(30);
+  });
+});
