@@ -28,6 +28,20 @@ export function readScheduleBound(
   edge: "from" | "to",
   zone: string,
 ): Read<TimeBound> {
+  // Passenger files repeat a few dates thousands of times: read each once.
+  const key = `${zone}\u0000${edge}\u0000${text}`;
+  const cached = boundCache.get(key);
+  if (cached !== undefined) return cached;
+  const read = readBound(text, edge, zone);
+  if (boundCache.size >= 10_000) boundCache.clear();
+  boundCache.set(key, read);
+  return read;
+}
+
+/** Bounds already read; callers copy the bound they keep. */
+const boundCache = new Map<string, Read<TimeBound>>();
+
+function readBound(text: string, edge: "from" | "to", zone: string): Read<TimeBound> {
   const word = text.trim().toLowerCase();
   if (word === "now") return { ok: true, value: { fromNowMs: 0 } };
   if (word === "today" || word === "tomorrow") {
