@@ -10,6 +10,7 @@
  * accepts it reads exactly as `yaml` does — the same values and offsets (a test checks
  * the two against each other).
  */
+import { isJsonLiteral, JSON_ESCAPES, resolvePlain } from "./plain-scalar.js";
 import type { TreeMap, TreeNode, TreePair, TreeScalar, TreeSeq } from "./yaml-tree.js";
 
 /** Thrown inside the reader to give up; never escapes this module. */
@@ -39,16 +40,6 @@ const PLAIN_FIRST_FORBIDDEN = new Set(Array.from(",[]{}#&*!|>'\"%@`", (c) => c.c
 
 const isFlowIndicator = (c: number): boolean =>
   c === COMMA || c === LBRACKET || c === RBRACKET || c === LBRACE || c === RBRACE;
-
-const NULL_RE = /^(?:~|[Nn]ull|NULL)$/;
-const BOOL_RE = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
-const INT_RE = /^[-+]?[0-9]+$/;
-const FLOAT_RE =
-  /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$|^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
-/** Octal, hex, infinity and NaN: valid, but rare enough to leave to `yaml`. */
-const RARE_NUMBER_RE = /^0o[0-7]+$|^0x[0-9a-fA-F]+$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$/;
-const JSON_LITERAL_RE =
-  /^(?:true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)$/;
 
 /** What `readFastYaml` reads. */
 export interface FastYamlOptions {
@@ -403,7 +394,7 @@ class FastReader {
     }
     this.#p = end;
     const text = t.slice(start, end);
-    if (this.#json && !JSON_LITERAL_RE.test(text)) giveUp();
+    if (this.#json && !isJsonLiteral(text)) giveUp();
     return { offset: start, text, quote: 0 };
   }
 
@@ -444,7 +435,7 @@ class FastReader {
       }
       out += t.slice(from, i);
       const e = t[i + 1];
-      const simple = e === undefined ? undefined : ESCAPES[e];
+      const simple = e === undefined ? undefined : JSON_ESCAPES.get(e);
       if (simple !== undefined) {
         out += simple;
         i += 2;
@@ -463,12 +454,9 @@ class FastReader {
 
   #scalar(token: Token): TreeScalar {
     if (token.quote !== 0) return { kind: "scalar", offset: token.offset, value: token.text };
-    return {
-      kind: "scalar",
-      offset: token.offset,
-      value: resolvePlain(token.text),
-      plain: token.text,
-    };
+    const value = resolvePlain(token.text);
+    if (value === undefined) giveUp();
+    return { kind: "scalar", offset: token.offset, value, plain: token.text };
   }
 
   /** Duplicate keys are an error `yaml` reports with its position: leave them to it. */
@@ -489,40 +477,4 @@ class FastReader {
     if (seen.has(value)) giveUp();
     seen.add(value);
   }
-}
-
-/** The JSON escapes (a subset of YAML's); others are left to `yaml`. */
-const ESCAPES: Record<string, string> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
-
-/** A plain scalar's value under the YAML 1.2 core schema, as `yaml` resolves it. */
-function resolvePlain(text: string): string | number | boolean | null {
-  const c = text.charCodeAt(0);
-  // Only text starting with a digit, sign, dot, `~`, n/N, t/T, f/F can be other than a string.
-  if (
-    !(
-      (c >= 48 && c <= 57) ||
-      c === 43 ||
-      c === DASH ||
-      c === DOT ||
-      c === 126 ||
-      /[nNtTfF]/.test(text[0] as string)
-    )
-  ) {
-    return text;
-  }
-  if (NULL_RE.test(text)) return null;
-  if (BOOL_RE.test(text)) return text[0] === "t" || text[0] === "T";
-  if (INT_RE.test(text)) return Number.parseInt(text, 10);
-  if (FLOAT_RE.test(text)) return Number.parseFloat(text);
-  if (RARE_NUMBER_RE.test(text)) giveUp();
-  return text;
 }
