@@ -6,6 +6,7 @@
  * once per event however many of those rules are candidates, and costs memory once.
  */
 import { compileSelectorList } from "./change-selector.js";
+import { changeFilterKey, flightFilterKey } from "./check-key.js";
 import { ALL_KINDS, type EventView, kindBit, type SharedCheck } from "./event-view.js";
 import { compileFlightFilter, filterFlightNumbers } from "./flight-filter.js";
 import type { ChangeSelector, FlightFilter, Rule } from "./rule.js";
@@ -41,6 +42,14 @@ export class CompiledRule {
   match(view: EventView): RuleMatch | undefined {
     if ((this.kinds & view.kindBit) === 0) return undefined;
     if (this.numbers !== undefined && !namesAny(view.names, this.numbers)) return undefined;
+    return this.matchCandidate(view);
+  }
+
+  /**
+   * `match` for a candidate the index found: its kind and flight numbers are known to
+   * hold (it was filed under one of the event's numbers, or names none).
+   */
+  matchCandidate(view: EventView): RuleMatch | undefined {
     let selector: ChangeSelector | undefined;
     if (this.selectors !== undefined) {
       const first = view.memo.run(this.selectors, view);
@@ -76,36 +85,35 @@ export class RuleCompiler {
 
   /** Compiles one rule. */
   compile(rule: Rule): CompiledRule {
-    const { flights: _numbers, ...rest } = rule.flights;
+    const numbers = numbersOf(rule.flights);
+    // The top-level `flights` is checked by the rule itself (and the index): the rest
+    // of the filter is shared by every rule written alike, whatever flight it names.
+    const filterKey = flightFilterKey(rule.flights, true);
     const filter =
-      Object.keys(rest).length === 0
+      filterKey === ""
         ? undefined
-        : this.shared(this.filterChecks, rest, (f: FlightFilter) => {
-            const test = compileFlightFilter(f);
+        : this.shared(this.filterChecks, filterKey, () => {
+            const test = compileFlightFilter({ ...rule.flights, flights: undefined });
             return (view) => (test(view) ? 1 : 0);
           });
-    if (rule.changes === undefined) {
-      return new CompiledRule(rule, ALL_KINDS, numbersOf(rule.flights), undefined, filter);
-    }
-    // Names are for messages and shift thresholds for the dispatcher: neither changes what matches.
-    const what = rule.changes.map(({ name: _name, shiftAtLeastMinutes: _shift, ...s }) => s);
-    const selectors = this.shared(this.selectorChecks, what, () =>
-      compileSelectorList(rule.changes as ChangeSelector[]),
+    const { changes } = rule;
+    if (changes === undefined) return new CompiledRule(rule, ALL_KINDS, numbers, undefined, filter);
+    const selectors = this.shared(this.selectorChecks, changeFilterKey(changes), () =>
+      compileSelectorList(changes),
     );
     let kinds = 0;
-    for (const selector of rule.changes) kinds |= kindsOf(selector);
-    return new CompiledRule(rule, kinds, numbersOf(rule.flights), selectors, filter);
+    for (const selector of changes) kinds |= kindsOf(selector);
+    return new CompiledRule(rule, kinds, numbers, selectors, filter);
   }
 
-  private shared<T>(
+  private shared(
     checks: Map<string, SharedCheck>,
-    what: T,
-    build: (what: T) => (view: EventView) => number,
+    key: string,
+    build: () => (view: EventView) => number,
   ): SharedCheck {
-    const key = stableKey(what);
     let check = checks.get(key);
     if (check === undefined) {
-      check = { id: this.count++, run: build(what) };
+      check = { id: this.count++, run: build() };
       checks.set(key, check);
     }
     return check;
@@ -126,18 +134,4 @@ function numbersOf(filter: FlightFilter): readonly string[] | undefined {
   return numbers.length === given.length && numbers.every((n, i) => n === given[i])
     ? given
     : numbers;
-}
-
-/**
- * JSON with object keys sorted, so that filters written in another key order share a
- * check; non-finite numbers spelled out (JSON would write both infinities as `null`).
- */
-function stableKey(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === "number" && !Number.isFinite(v)) return `#${v}`;
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(v).sort()) sorted[key] = (v as Record<string, unknown>)[key];
-    return sorted;
-  });
 }

@@ -28,8 +28,6 @@ export function kindBit(kind: ChangeKind | string): number {
 /** A mask with every slot's bit set: what a rule without a change filter accepts. */
 export const ALL_KINDS = (1 << KIND_SLOTS) - 1;
 
-const UNSET = -1;
-
 /**
  * A predicate many rules share (rules with the same selectors or the same filter share
  * one): it depends on the event and `now` only, so its result is computed once per
@@ -86,7 +84,8 @@ export class EventView {
   /** Shared check results for this event; the view starts a new round in it. */
   readonly memo: CheckMemo;
   private namesCache: readonly string[] | undefined = undefined;
-  private bestTime: number | undefined | typeof UNSET = UNSET;
+  private bestTime: number | undefined = undefined;
+  private bestTimeKnown = false;
   private designator: string | undefined | null = null;
 
   /**
@@ -120,7 +119,10 @@ export class EventView {
    * else scheduled; the schedule when the direction is unknown; undefined when none is.
    */
   get bestKnownTime(): number | undefined {
-    if (this.bestTime === UNSET) this.bestTime = bestKnownTime(this.event);
+    if (!this.bestTimeKnown) {
+      this.bestTime = bestKnownTime(this.event);
+      this.bestTimeKnown = true;
+    }
     return this.bestTime;
   }
 

@@ -43,34 +43,38 @@ export class RuleIndex {
   }
 
   /**
-   * Positions of the rules that can match the event, ascending and unique. A rule
-   * naming several of the flight's numbers is listed once. Rules of other kinds are
-   * left out; every other criterion is for the caller to check.
+   * Writes to `out` (emptied first) the positions of the rules that can match the
+   * event: the unnumbered rules of its kind, then those filed under each of its numbers
+   * that select its kind. Every other criterion is for the caller to check. Returns
+   * whether `out` is in rule order without repeats; when not (more than one list
+   * contributed, and a rule naming two of the flight's numbers is listed twice), the
+   * caller restores the order of what matched — far fewer than the candidates.
    */
-  candidates(view: EventView): readonly number[] {
-    const byKind = this.byKind[view.kindIndex] ?? [];
+  candidates(view: EventView, out: number[]): boolean {
+    out.length = 0;
+    const kinds = this.kinds;
+    const bit = view.kindBit;
+    let lists = 0;
+    const byKind = this.byKind[view.kindIndex] as number[];
+    if (byKind.length > 0) {
+      lists++;
+      for (let i = 0; i < byKind.length; i++) out.push(byKind[i] as number);
+    }
     const names = view.names;
-    let out: number[] | undefined;
     for (let i = 0; i < names.length; i++) {
       const filed = this.byFlight.get(names[i] as string);
       if (filed === undefined) continue;
-      out ??= byKind.slice();
-      if (typeof filed === "number") this.add(out, filed, view.kindBit);
-      else for (let j = 0; j < filed.length; j++) this.add(out, filed[j] as number, view.kindBit);
+      const before = out.length;
+      if (typeof filed === "number") {
+        if (((kinds[filed] as number) & bit) !== 0) out.push(filed);
+      } else {
+        for (let j = 0; j < filed.length; j++) {
+          const position = filed[j] as number;
+          if (((kinds[position] as number) & bit) !== 0) out.push(position);
+        }
+      }
+      if (out.length > before) lists++;
     }
-    if (out === undefined) return byKind;
-    // Usually a handful: sorting restores rule order, and duplicates end up adjacent.
-    if (out.length > 1) {
-      out.sort((a, b) => a - b);
-      let unique = 1;
-      for (let i = 1; i < out.length; i++)
-        if (out[i] !== out[unique - 1]) out[unique++] = out[i] as number;
-      out.length = unique;
-    }
-    return out;
-  }
-
-  private add(out: number[], position: number, kindBit: number): void {
-    if (((this.kinds[position] as number) & kindBit) !== 0) out.push(position);
+    return lists <= 1;
   }
 }

@@ -27,6 +27,8 @@ export class RuleSet {
   private readonly zone: string;
   /** Scratch for one `match` call at a time (matching is synchronous, so never shared). */
   private readonly memo: CheckMemo;
+  private readonly candidates: number[] = [];
+  private readonly positions: number[] = [];
 
   constructor(rules: readonly Rule[], options: RuleSetOptions = {}) {
     this.rules = Object.freeze(rules.slice());
@@ -47,6 +49,8 @@ export class RuleSet {
   match(events: readonly ChangeEvent[], now: number): RuleMatch[] {
     const context = new MatchContext(now, this.zone);
     const matches: RuleMatch[] = [];
+    const candidates = this.candidates;
+    const positions = this.positions;
     // Events of one flight come in a row and share their `flightNames` array.
     let lastFlightNames: readonly string[] | undefined;
     let lastNames: readonly string[] = [];
@@ -57,12 +61,45 @@ export class RuleSet {
         lastNames = normalisedNames(flightNames);
       }
       const view = new EventView(event, context, this.memo, lastNames);
-      const candidates = this.index.candidates(view);
+      const ordered = this.index.candidates(view, candidates);
+      const first = matches.length;
+      positions.length = 0;
       for (let i = 0; i < candidates.length; i++) {
-        const found = (this.compiled[candidates[i] as number] as CompiledRule).match(view);
-        if (found !== undefined) matches.push(found);
+        const position = candidates[i] as number;
+        const found = (this.compiled[position] as CompiledRule).matchCandidate(view);
+        if (found === undefined) continue;
+        matches.push(found);
+        positions.push(position);
       }
+      if (!ordered && positions.length > 1) restoreRuleOrder(matches, first, positions);
     }
     return matches;
   }
+}
+
+/**
+ * Sorts `matches[first…]` by rule position (`positions`, parallel to them) and drops a
+ * rule's second match of the same event. An insertion sort: there are a few at most.
+ */
+function restoreRuleOrder(matches: RuleMatch[], first: number, positions: number[]): void {
+  for (let i = 1; i < positions.length; i++) {
+    const position = positions[i] as number;
+    const match = matches[first + i] as RuleMatch;
+    let j = i - 1;
+    while (j >= 0 && (positions[j] as number) > position) {
+      positions[j + 1] = positions[j] as number;
+      matches[first + j + 1] = matches[first + j] as RuleMatch;
+      j--;
+    }
+    positions[j + 1] = position;
+    matches[first + j + 1] = match;
+  }
+  let kept = 1;
+  for (let i = 1; i < positions.length; i++) {
+    if (positions[i] === positions[kept - 1]) continue;
+    positions[kept] = positions[i] as number;
+    matches[first + kept] = matches[first + i] as RuleMatch;
+    kept++;
+  }
+  matches.length = first + kept;
 }

@@ -198,6 +198,44 @@ describe("flight filter", () => {
         holds({ schedule: { from: { fromNowMs: -30 * 60_000 } } }, {}, SCHEDULED + 30 * 60_000),
       ).toBe(true);
     });
+    it("local-day bounds: today and tomorrow in the airport zone", () => {
+      // Now: 2026-11-21 11:00 local (CET, UTC+1). Today runs 2026-11-20T23:00Z to 2026-11-21T23:00Z.
+      const today = {
+        from: { localDayOffset: 0, endOfDay: false },
+        to: { localDayOffset: 0, endOfDay: true },
+      };
+      const at = (iso: string) => ({ flight: { scheduled: Date.parse(iso) } });
+      expect(holds({ schedule: today }, at("2026-11-20T23:00:00Z"), SCHEDULED)).toBe(true);
+      expect(holds({ schedule: today }, at("2026-11-20T22:59:59.999Z"), SCHEDULED)).toBe(false);
+      expect(holds({ schedule: today }, at("2026-11-21T22:59:59.999Z"), SCHEDULED)).toBe(true);
+      expect(holds({ schedule: today }, at("2026-11-21T23:00:00Z"), SCHEDULED)).toBe(false);
+      const tomorrow = {
+        from: { localDayOffset: 1, endOfDay: false },
+        to: { localDayOffset: 1, endOfDay: true },
+      };
+      expect(holds({ schedule: tomorrow }, at("2026-11-21T23:00:00Z"), SCHEDULED)).toBe(true);
+      expect(holds({ schedule: tomorrow }, at("2026-11-22T22:59:59.999Z"), SCHEDULED)).toBe(true);
+      expect(holds({ schedule: tomorrow }, at("2026-11-22T23:00:00Z"), SCHEDULED)).toBe(false);
+      expect(holds({ schedule: tomorrow }, at("2026-11-21T22:59:59.999Z"), SCHEDULED)).toBe(false);
+      // Just before local midnight, today is still the 21st.
+      expect(
+        holds({ schedule: today }, at("2026-11-21T12:00:00Z"), Date.parse("2026-11-21T22:59:00Z")),
+      ).toBe(true);
+      expect(
+        holds({ schedule: today }, at("2026-11-21T12:00:00Z"), Date.parse("2026-11-21T23:00:00Z")),
+      ).toBe(false);
+    });
+
+    it("local-day bounds use the RuleSet's zone", () => {
+      const today = { schedule: { to: { localDayOffset: 0, endOfDay: true } } };
+      const set = new RuleSet([rule("r", { flights: today })], { zone: "America/New_York" });
+      // Now 2026-11-21 05:00 in New York (EST, UTC−5): today ends at 2026-11-22T05:00Z.
+      const now = Date.parse("2026-11-21T10:00:00Z");
+      const at = (iso: string) => changeEvent({ flight: { scheduled: Date.parse(iso) } });
+      expect(set.match([at("2026-11-22T04:59:59Z")], now)).toHaveLength(1);
+      expect(set.match([at("2026-11-22T05:00:00Z")], now)).toHaveLength(0);
+    });
+
     it("does not hold without a scheduled time", () => {
       expect(holds({ schedule: { from: { at: 0 } } }, { flight: { scheduled: undefined } })).toBe(
         false,
