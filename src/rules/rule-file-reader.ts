@@ -161,9 +161,12 @@ function readRule(r: TreeReader, node: TreeNode, path: string, zone: string): Ru
   // The id first, so that every problem of the rule (unknown keys too) carries it.
   const idEntry = r.peek(map, "id");
   const rawId = idEntry && r.resolve(idEntry.value);
-  r.beginRule(
-    rawId?.kind === "scalar" && typeof rawId.value === "string" ? rawId.value : undefined,
-  );
+  // The id as written (a string, or a number such as `0601`), even if it proves invalid.
+  const written =
+    rawId?.kind === "scalar" && (typeof rawId.value === "string" || typeof rawId.value === "number")
+      ? (rawId.plain ?? String(rawId.value))
+      : undefined;
+  r.beginRule(written);
   const entries = r.entries(map, path, RULE_KEYS, ruleKeyHint);
   const read: RuleRead = { enabled: true };
   const id = readId(r, idEntry, map, path);

@@ -116,6 +116,9 @@ describe("a rule", () => {
 
   it("takes a numeric id as written", () => {
     expect(oneRule("rules:\n  - id: 0601\n    channels: [{ type: console }]\n").id).toBe("0601");
+    expect(
+      problemOf("rules:\n  - wait: 1\n    id: 0601\n    channels: [{ type: console }]\n").ruleId,
+    ).toBe("0601");
   });
 
   it("refuses an id that is not text", () => {
