@@ -4,7 +4,7 @@
  * rules cost little more per event than 100. Semantics: docs/rules.md, "How matching works".
  */
 import type { ChangeEvent } from "../diff/change.js";
-import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { type CompiledRule, RuleCompiler } from "./compiled-rule.js";
 import { CheckMemo, EventView, normalisedNames } from "./event-view.js";
 import { MatchContext } from "./match-context.js";
@@ -14,7 +14,7 @@ import type { RuleMatch } from "./rule-match.js";
 
 /** Options of a `RuleSet`. */
 export interface RuleSetOptions {
-  /** The airport's IANA zone, for bounds tied to the local day. Default Europe/Amsterdam. */
+  /** The airport's IANA zone, for `today` / `tomorrow` bounds. Default Europe/Amsterdam. */
   zone?: string;
 }
 
@@ -33,6 +33,8 @@ export class RuleSet {
   constructor(rules: readonly Rule[], options: RuleSetOptions = {}) {
     this.rules = Object.freeze(rules.slice());
     this.zone = options.zone ?? DEFAULT_AIRPORT_TIMEZONE;
+    // An unknown zone fails here (ConfigError), not at the first `today` bound matched.
+    airportZone(this.zone);
     const compiler = new RuleCompiler();
     this.compiled = this.rules.map((rule) => compiler.compile(rule));
     this.memo = new CheckMemo(compiler.checkCount);

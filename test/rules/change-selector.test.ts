@@ -86,8 +86,10 @@ describe("change selector", () => {
     expect(selects(late, timeChange("publicEstimatedOffBlockTime", -20))).toBe(false);
     // No schedule, no delay known: not "at least 15 minutes late".
     expect(selects(late, timeChange("publicEstimatedOffBlockTime", undefined))).toBe(false);
-    // A non-time event never carries a delay.
+    // Only time events: a delay on anything else (the differ never sets one) does not count.
     expect(selects({ name: "odd", kinds: ["gate"], delayAtLeastMinutes: 0 })).toBe(false);
+    const odd = { name: "odd", kinds: ["gate" as const], delayAtLeastMinutes: 0 };
+    expect(selects(odd, { delayMinutes: 30 })).toBe(false);
   });
 
   it("shiftAtLeastMinutes is left to the dispatcher: the selector still matches", () => {

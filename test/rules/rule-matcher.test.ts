@@ -80,6 +80,12 @@ describe("RuleSet", () => {
     expect(pairs(set.match([odd], NOW))).toEqual([`all@${odd.id}`]);
   });
 
+  it("refuses an unknown zone when built", () => {
+    expect(() => new RuleSet([], { zone: "Mars/Olympus" })).toThrow(
+      expect.objectContaining({ code: "FW_ERR_CONFIG_INVALID" }),
+    );
+  });
+
   it("an empty set or no events: no matches", () => {
     expect(new RuleSet([]).match([changeEvent()], NOW)).toEqual([]);
     expect(new RuleSet([rule("all")]).match([], NOW)).toEqual([]);
