@@ -32,7 +32,7 @@ const record = (gate: string, lastUpdatedAt: string) => ({
   id: "123456789012345678",
   flightName: "KL1001",
   mainFlight: "KL1001",
-  flightDirection: "D",
+  flightDirection: "D" as const,
   prefixIATA: "KL",
   scheduleDateTime: "2026-11-21T10:25:00.000+01:00",
   scheduleDate: "2026-11-21",
