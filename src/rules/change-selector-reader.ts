@@ -17,7 +17,7 @@ import {
   TIME_FIELD_NAMES,
   TIME_KIND_NAMES,
 } from "./rule-schema.js";
-import { type Entry, join, type TreeReader } from "./tree-reader.js";
+import { type Entry, join, readList, type TreeReader } from "./tree-reader.js";
 import type { TreeMap, TreeNode } from "./yaml-tree.js";
 
 const quoted = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(", ");
@@ -183,32 +183,12 @@ function readCodes(
   valid: readonly string[],
   norm: (text: string) => string,
 ): string[] | undefined {
-  const items = r.list(entry.value, path, `\`${entry.name}\``);
-  if (!items) return undefined;
-  if (items.length === 0) {
-    r.problem(
-      entry.value,
-      path,
-      `\`${entry.name}\` is an empty list: the selector would match nothing`,
-      "list at least one, or remove the key",
-    );
-    return undefined;
-  }
-  const many = r.resolve(entry.value).kind === "seq";
-  const out: string[] = [];
-  let ok = true;
-  items.forEach((item, i) => {
-    const at = many ? `${path}[${i}]` : path;
+  return readList(r, entry, path, "the selector would match nothing", (item, at) => {
     const text = r.string(item, at, `a ${what}`);
-    if (text === undefined) {
-      ok = false;
-      return;
-    }
+    if (text === undefined) return undefined;
     const value = norm(text.trim());
-    if (!valid.includes(value)) {
-      r.problem(item, at, `unknown ${what} \`${text}\``, suggestionHint(text.trim(), valid));
-      ok = false;
-    } else if (!out.includes(value)) out.push(value);
+    if (valid.includes(value)) return value;
+    r.problem(item, at, `unknown ${what} \`${text}\``, suggestionHint(text.trim(), valid));
+    return undefined;
   });
-  return ok ? out : undefined;
 }

@@ -8,7 +8,7 @@ import { normaliseFlightNumber } from "./flight-number.js";
 import type { FlightFilter, ScheduleWindow, TimeBound } from "./rule.js";
 import { FLIGHT_FILTER_KEYS, SCHEDULE_KEYS } from "./rule-schema.js";
 import { isEmptyWindow, readScheduleBound } from "./rule-time.js";
-import { type Entry, join, type TreeReader } from "./tree-reader.js";
+import { type Entry, join, readList, type TreeReader } from "./tree-reader.js";
 import type { TreeNode } from "./yaml-tree.js";
 
 /** `not` inside `not` this deep is a mistake (or an alias loop), not a filter. */
@@ -64,6 +64,9 @@ const DIRECTIONS = new Map<string, "A" | "D">([
   ["a", "A"],
 ]);
 
+/** What an empty list criterion of a flight filter would do. */
+const NO_FLIGHT = "it would match no flight";
+
 /** Reads a flight filter; undefined when it has problems (they are recorded). */
 export function readFlightFilter(
   r: TreeReader,
@@ -89,6 +92,7 @@ export function readFlightFilter(
           r,
           entry,
           at,
+          NO_FLIGHT,
           textItem(r, "a flight", (text, item, itemPath) => {
             const flight = normaliseFlightNumber(text);
             if (flight === undefined) {
@@ -120,7 +124,7 @@ export function readFlightFilter(
         break;
       }
       case "terminal": {
-        const terminals = readList(r, entry, at, (item, itemPath) =>
+        const terminals = readList(r, entry, at, NO_FLIGHT, (item, itemPath) =>
           r.positiveInteger(item, itemPath, "a terminal"),
         );
         if (terminals) filter.terminals = terminals;
@@ -165,6 +169,7 @@ export function readFlightFilter(
           r,
           entry,
           at,
+          NO_FLIGHT,
           textItem(r, shape.what, (text, item, itemPath) => {
             const value = text.trim().toUpperCase();
             if (shape.re.test(value)) return value;
@@ -179,38 +184,6 @@ export function readFlightFilter(
   checkDirection(r, filter, entries, path);
   // Half a filter is a different filter: any problem inside makes the whole one unusable.
   return r.failures === before ? filter : undefined;
-}
-
-/**
- * A list criterion: each item read by `read` (which records its own problems), duplicates
- * dropped. Undefined when any item failed or the list is empty (it would match nothing).
- */
-function readList<T>(
-  r: TreeReader,
-  entry: Entry,
-  path: string,
-  read: (item: TreeNode, itemPath: string) => T | undefined,
-): T[] | undefined {
-  const items = r.list(entry.value, path, `\`${entry.name}\``);
-  if (!items) return undefined;
-  if (items.length === 0) {
-    r.problem(
-      entry.value,
-      path,
-      `\`${entry.name}\` is an empty list: it would match no flight`,
-      "list at least one value, or remove the key",
-    );
-    return undefined;
-  }
-  const many = r.resolve(entry.value).kind === "seq";
-  const out: T[] = [];
-  let ok = true;
-  items.forEach((item, i) => {
-    const value = read(item, many ? `${path}[${i}]` : path);
-    if (value === undefined) ok = false;
-    else if (!out.includes(value)) out.push(value);
-  });
-  return ok ? out : undefined;
 }
 
 /** A text item of a list criterion, checked by `check` (which records its own problems). */

@@ -262,6 +262,41 @@ function keyName(key: TreeScalar): string {
   return typeof key.value === "string" ? key.value : (key.plain ?? String(key.value));
 }
 
+/**
+ * A list (or a single value where a list is allowed): each item read by `read`, which
+ * records its own problems; duplicates dropped. Undefined when any item failed, or when
+ * the list is empty — `consequence` says what such a list would do ("it would match no
+ * flight"), since an empty list is always a mistake.
+ */
+export function readList<T>(
+  r: TreeReader,
+  entry: Entry,
+  path: string,
+  consequence: string,
+  read: (item: TreeNode, itemPath: string) => T | undefined,
+): T[] | undefined {
+  const items = r.list(entry.value, path, `\`${entry.name}\``);
+  if (!items) return undefined;
+  if (items.length === 0) {
+    r.problem(
+      entry.value,
+      path,
+      `\`${entry.name}\` is an empty list: ${consequence}`,
+      "list at least one value, or remove the key",
+    );
+    return undefined;
+  }
+  const many = r.resolve(entry.value).kind === "seq";
+  const out: T[] = [];
+  let ok = true;
+  items.forEach((item, i) => {
+    const value = read(item, many ? `${path}[${i}]` : path);
+    if (value === undefined) ok = false;
+    else if (!out.includes(value)) out.push(value);
+  });
+  return ok ? out : undefined;
+}
+
 /** `what` for messages: `a mapping`, `a list`, `null`, `\`text\``. */
 export function describe(node: TreeMap | TreeSeq | TreeScalar): string {
   if (node.kind === "map") return "a mapping";
