@@ -8,13 +8,13 @@
  * event must have been printed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Flight } from "../../src/api/types.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
 import { readOutboxEvents } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
+import { changeGates, gatedFlights, killRepeatedly, sleep, waitFor } from "../support/crash-run.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 
 const KILLS = 20;
@@ -54,45 +54,20 @@ describe("flightwatch watch under SIGKILL", () => {
   const outbox = (): Promise<ChangeEvent[]> => readOutboxEvents(t.redis, keys);
 
   it(`loses no change and records none twice across ${KILLS} kills`, async () => {
-    const targets = [...sim.simulator.store.all()]
-      .filter((f) => f.mainFlight === f.flightName && typeof f.gate === "string")
-      .slice(0, 6) as Array<Flight & { id: string }>;
-    expect(targets.length).toBe(6);
+    const targets = gatedFlights(sim, 6);
     const initialGate = new Map(targets.map((f) => [f.id, f.gate as string]));
 
     // The first process takes the baseline; changes start once it is committed.
-    let proc = watch();
-    const printed: string[] = [];
+    const first = watch();
     await waitFor(async () => (await t.redis.hget(keys.detection, "watermark")) !== null, 30_000);
-
-    let n = 0;
-    const mutator = setInterval(() => {
-      const flight = targets[n % targets.length] as Flight & { id: string };
-      n++;
-      sim.simulator.apply({ kind: "update", target: { id: flight.id }, patch: { gate: `K${n}` } });
-    }, 70);
-
+    const gates = changeGates(sim, targets, 70);
+    let run: Awaited<ReturnType<typeof killRepeatedly>>;
     try {
-      for (let kill = 0; kill < KILLS; kill++) {
-        if (kill % 2 === 0) {
-          // A kill at a random moment.
-          await sleep(250 + Math.floor(Math.random() * 1500));
-          proc.child.kill("SIGKILL");
-        } else {
-          // The process kills itself at a crash point (see src/crash-point.ts);
-          // a kill from outside if it never gets there.
-          const timer = setTimeout(() => proc.child.kill("SIGKILL"), 10_000);
-          await proc.exited;
-          clearTimeout(timer);
-        }
-        expect(await proc.exited).toBe("SIGKILL");
-        printed.push(...completeLines(proc.stdout()));
-        const point = CRASH_POINTS[Math.floor(kill / 2) % CRASH_POINTS.length] as string;
-        proc = watch(kill % 2 === 0 ? `${point}:${1 + Math.floor(Math.random() * 4)}` : undefined);
-      }
+      run = await killRepeatedly({ kills: KILLS, crashPoints: CRASH_POINTS, start: watch, first });
     } finally {
-      clearInterval(mutator);
+      gates.stop();
     }
+    const { proc, printed } = run;
 
     // The last process catches up: every flight's final gate reaches the outbox
     // and the watch group has nothing pending.
@@ -132,17 +107,6 @@ describe("flightwatch watch under SIGKILL", () => {
     const printedIds = printed.map((line) => (JSON.parse(line) as ChangeEvent).id);
     expect(new Set(printedIds)).toEqual(new Set(events.map((e) => e.id)));
     expect(printedIds.length - events.length).toBeLessThanOrEqual(KILLS);
-    expect(n).toBeGreaterThan(50);
+    expect(gates.count).toBeGreaterThan(50);
   }, 240_000);
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
-}

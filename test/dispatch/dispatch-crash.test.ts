@@ -12,7 +12,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Flight } from "../../src/api/types.js";
 import type { Alert } from "../../src/dispatch/alert.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
@@ -20,6 +19,7 @@ import { AlertStore } from "../../src/store/alert-store.js";
 import { readOutboxEvents } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
+import { changeGates, gatedFlights, killRepeatedly, waitFor } from "../support/crash-run.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 
 const KILLS = 12;
@@ -72,38 +72,26 @@ describe("flightwatch watch --rules under SIGKILL", () => {
     });
 
   it(`sends every matched change once across ${KILLS} kills`, async () => {
-    const targets = [...sim.simulator.store.all()]
-      .filter((f) => f.mainFlight === f.flightName && typeof f.gate === "string")
-      .slice(0, 4) as Array<Flight & { id: string }>;
+    const targets = gatedFlights(sim, 4);
     const initialGate = new Map(targets.map((f) => [f.id, f.gate as string]));
 
-    let proc = watch();
-    const printed: string[] = [];
+    const first = watch();
     await waitFor(async () => (await t.redis.hget(keys.detection, "watermark")) !== null, 30_000);
-    let n = 0;
-    const mutator = setInterval(() => {
-      const flight = targets[n % targets.length] as Flight & { id: string };
-      n++;
-      sim.simulator.apply({ kind: "update", target: { id: flight.id }, patch: { gate: `K${n}` } });
-    }, 90);
+    const gates = changeGates(sim, targets, 90);
+    let run: Awaited<ReturnType<typeof killRepeatedly>>;
     try {
-      for (let kill = 0; kill < KILLS; kill++) {
-        if (kill % 2 === 0) {
-          await sleep(250 + Math.floor(Math.random() * 1200));
-          proc.child.kill("SIGKILL");
-        } else {
-          const timer = setTimeout(() => proc.child.kill("SIGKILL"), 10_000);
-          await proc.exited;
-          clearTimeout(timer);
-        }
-        expect(await proc.exited).toBe("SIGKILL");
-        printed.push(...completeLines(proc.stdout()));
-        const point = CRASH_POINTS[Math.floor(kill / 2) % CRASH_POINTS.length] as string;
-        proc = watch(kill % 2 === 0 ? `${point}:${1 + Math.floor(Math.random() * 3)}` : undefined);
-      }
+      run = await killRepeatedly({
+        kills: KILLS,
+        crashPoints: CRASH_POINTS,
+        start: watch,
+        first,
+        maxRandomMs: 1200,
+        maxPass: 3,
+      });
     } finally {
-      clearInterval(mutator);
+      gates.stop();
     }
+    const { proc, printed } = run;
 
     // The last process catches up: final gates detected, every group flushed,
     // nothing pending in either consumer group.
@@ -159,15 +147,4 @@ describe("flightwatch watch --rules under SIGKILL", () => {
 async function pending(t: TestRedis, stream: string): Promise<number> {
   const groups = (await t.redis.call("XINFO", "GROUPS", stream)) as unknown[][];
   return groups.reduce((sum, g) => sum + Number(g[g.indexOf("pending") + 1] ?? 0), 0);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
 }
