@@ -62,6 +62,12 @@ describe("flightwatch rules", () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
+  /** `rules test` of the before/after records at a local time. */
+  const testPair = (now: string) =>
+    spawnCli([
+      ...["rules", "test", rules, "--before", join(dir, "before.json")],
+      ...["--after", join(dir, "after.json"), "--now", now],
+    ]);
 
   it("check: exit 0 and a summary for valid files", async () => {
     const proc = spawnCli(["rules", "check", rules]);
@@ -97,17 +103,7 @@ describe("flightwatch rules", () => {
   }, 20_000);
 
   it("test: a before/after pair shows the matching rules and what each channel would get", async () => {
-    const proc = spawnCli([
-      "rules",
-      "test",
-      rules,
-      "--before",
-      join(dir, "before.json"),
-      "--after",
-      join(dir, "after.json"),
-      "--now",
-      "2026-11-21T08:30",
-    ]);
+    const proc = testPair("2026-11-21T08:30");
     expect(await proc.exited).toBe(0);
     const out = proc.stdout();
     expect(out).toContain("✓ anna-kl1001");
@@ -122,17 +118,7 @@ describe("flightwatch rules", () => {
   }, 20_000);
 
   it("test: outside the lead time the passenger rule does not match; exit 1 when nothing does", async () => {
-    const early = spawnCli([
-      "rules",
-      "test",
-      rules,
-      "--before",
-      join(dir, "before.json"),
-      "--after",
-      join(dir, "after.json"),
-      "--now",
-      "2026-11-21T05:00",
-    ]);
+    const early = testPair("2026-11-21T05:00");
     expect(await early.exited).toBe(0);
     expect(early.stdout()).not.toContain("✓ anna-kl1001");
     expect(early.stdout()).toContain("✓ pier-e");

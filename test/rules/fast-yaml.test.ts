@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { parseDocument, stringify } from "yaml";
 import { readFastYaml } from "../../src/rules/fast-yaml.js";
 import { fromYamlDocument, type TreeNode } from "../../src/rules/yaml-tree.js";
+import { yamlStyle } from "./rule-arbitraries.js";
 
 /** The tree `yaml` gives, or "error" when it reports any error. */
 function viaYaml(text: string): TreeNode | "error" | undefined {
@@ -158,13 +159,7 @@ describe("readFastYaml", () => {
     map: fc.dictionary(key, tie("node"), { maxKeys: 4 }),
   })).map;
   const styles = fc.record({
-    indentSeq: fc.boolean(),
-    collectionStyle: fc.constantFrom("any", "block", "flow") as fc.Arbitrary<
-      "any" | "block" | "flow"
-    >,
-    defaultStringType: fc.constantFrom("PLAIN", "QUOTE_DOUBLE", "QUOTE_SINGLE") as fc.Arbitrary<
-      "PLAIN" | "QUOTE_DOUBLE" | "QUOTE_SINGLE"
-    >,
+    ...yamlStyle,
     flowCollectionPadding: fc.boolean(),
     indent: fc.integer({ min: 1, max: 4 }),
   });

@@ -171,3 +171,14 @@ export const eventArb = (id: string): fc.Arbitrary<ChangeEvent> =>
         current: e.current ?? null,
       }),
     );
+
+/** `yaml` stringify options in random styles (block or flow, plain or quoted strings). */
+export const yamlStyle = {
+  indentSeq: fc.boolean(),
+  collectionStyle: fc.constantFrom("any", "block", "flow") as fc.Arbitrary<
+    "any" | "block" | "flow"
+  >,
+  defaultStringType: fc.constantFrom("PLAIN", "QUOTE_DOUBLE", "QUOTE_SINGLE") as fc.Arbitrary<
+    "PLAIN" | "QUOTE_DOUBLE" | "QUOTE_SINGLE"
+  >,
+};

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { ChangeSelector, ChannelSpec, FlightFilter, Rule } from "../../src/rules/rule.js";
 import { parseRuleFile } from "../../src/rules/rule-loader.js";
+import { yamlStyle } from "./rule-arbitraries.js";
 import { ZONE } from "./rule-text.js";
 
 /** A raw value for the file and the normalised value the loader must make of it. */
@@ -368,13 +369,7 @@ const rule = fc
   });
 
 const styles = fc.record({
-  indentSeq: fc.boolean(),
-  collectionStyle: fc.constantFrom("any", "block", "flow") as fc.Arbitrary<
-    "any" | "block" | "flow"
-  >,
-  defaultStringType: fc.constantFrom("PLAIN", "QUOTE_DOUBLE", "QUOTE_SINGLE") as fc.Arbitrary<
-    "PLAIN" | "QUOTE_DOUBLE" | "QUOTE_SINGLE"
-  >,
+  ...yamlStyle,
   json: fc.boolean(),
 });
 
