@@ -6,6 +6,7 @@
 import { cpus } from "node:os";
 import { detectBenchmark } from "./detect-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
+import { ruleLoadBenchmark } from "./rule-load-bench.js";
 import { rulesBenchmark } from "./rules-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
@@ -22,6 +23,7 @@ const benchmarks: Benchmark[] = [
   diffBenchmark,
   detectBenchmark,
   rulesBenchmark,
+  ruleLoadBenchmark,
 ];
 
 const filter = process.argv[2];

@@ -1,0 +1,89 @@
+/**
+ * Loading rule files: the time to read, validate and normalise 100,000 passenger
+ * rules, as a consumer app that writes one rule per booking would have them — in one
+ * YAML file, in one JSON file and in 100 YAML files — which is also what each reload
+ * of such a directory costs.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { loadRuleDir } from "../src/rules/rule-loader.js";
+import type { Benchmark } from "./run.js";
+
+const RULES = 100_000;
+const ZONE = "Europe/Amsterdam";
+
+/** One passenger rule as a person (or an app) writes it. */
+function passengerRule(i: number): Record<string, unknown> {
+  return {
+    id: `pax-${i}`,
+    labels: { booking: `B${i.toString(36).toUpperCase()}` },
+    flights: {
+      flight: `KL${1000 + (i % 3000)}`,
+      schedule: { from: "2026-11-21", to: "2026-11-22" },
+    },
+    changes: [
+      { kind: "gate", within: "3h" },
+      { kind: "departure_time", delay_at_least: "15m", shift_at_least: "15m" },
+      "cancelled",
+    ],
+    channels: [{ type: "email", to: [`p${i}@example.com`] }],
+    group_wait: "1m",
+  };
+}
+
+async function timeLoad(dir: string): Promise<{ seconds: number; rules: number }> {
+  const start = process.hrtime.bigint();
+  const load = await loadRuleDir(dir, { env: {}, zone: ZONE });
+  if (load.problems.length > 0)
+    throw new Error(`bench rules invalid: ${load.problems[0]?.message}`);
+  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, rules: load.rules.length };
+}
+
+export const ruleLoadBenchmark: Benchmark = {
+  name: "rules loading",
+  async run() {
+    const root = await mkdtemp(join(tmpdir(), "fw-rule-load-"));
+    try {
+      const rules = Array.from({ length: RULES }, (_, i) => passengerRule(i));
+      const cases: Array<[string, string]> = [];
+      for (const [name, write] of [
+        [
+          "one YAML file",
+          async (dir: string) => writeFile(join(dir, "all.yaml"), stringify({ rules })),
+        ],
+        [
+          "one JSON file",
+          async (dir: string) => writeFile(join(dir, "all.json"), JSON.stringify({ rules })),
+        ],
+        [
+          "100 YAML files",
+          async (dir: string) => {
+            for (let f = 0; f < 100; f++) {
+              const part = rules.slice(f * 1000, (f + 1) * 1000);
+              await writeFile(
+                join(dir, `part-${String(f).padStart(3, "0")}.yaml`),
+                stringify({ rules: part }),
+              );
+            }
+          },
+        ],
+      ] as const) {
+        const dir = join(root, name.replace(/ /g, "-"));
+        await mkdir(dir);
+        await write(dir);
+        cases.push([name, dir]);
+      }
+      for (const [name, dir] of cases) {
+        const { seconds, rules: loaded } = await timeLoad(dir);
+        console.log(
+          `${loaded.toLocaleString("en")} rules, ${name}:`.padEnd(34) +
+            `${seconds.toFixed(2)} s (${Math.round(loaded / seconds).toLocaleString("en")} rules/s)`,
+        );
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  },
+};
