@@ -10,6 +10,7 @@ import type { Flight } from "../api/types.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight } from "../diff/flight-diff.js";
+import { identityOf } from "../diff/flight-snapshot.js";
 import type { Alert } from "../dispatch/alert.js";
 import { admitMatches, flushDue } from "../dispatch/alert-decision.js";
 import { describeAlert, describeChange } from "../dispatch/alert-text.js";
@@ -144,6 +145,7 @@ export async function runRulesTest(
       process.stdout.write(
         `\n✓ ${rule.id} (${rule.source.file}:${rule.source.line}) — matched by ${via}\n`,
       );
+      if (rule.description) process.stdout.write(`    ${rule.description}\n`);
       if (!alert) {
         process.stdout.write(
           "    nothing sent: held back by the rule's noise control (e.g. shift_at_least)\n",
@@ -231,8 +233,9 @@ export function eventsOfPair(before: Flight[], after: Flight[], zone: string): C
   const previous = seen ? diffFlight(undefined, seen, zone).snapshot : undefined;
   const result = diffFlight(previous, now, zone);
   const { snapshot } = result;
+  const identity = identityOf(snapshot);
   return result.changes.map((change) =>
-    toChangeEvent(change, snapshot, snapshot.version, snapshot.fields),
+    toChangeEvent(change, identity, snapshot.version, snapshot.fields),
   );
 }
 

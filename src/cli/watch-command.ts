@@ -29,6 +29,7 @@ export interface WatchFlags {
   overlap?: string;
   reconcile?: string;
   group?: string;
+  dispatchGroup?: string;
   consumer?: string;
   poll?: boolean;
   quiet?: boolean;
@@ -82,7 +83,16 @@ export function registerWatchCommand(program: Command): void {
       "--reconcile <duration>",
       "full re-read interval, 0 = never (overrides RECONCILE_INTERVAL)",
     )
-    .option("--group <name>", "outbox consumer group: watchers in one group share events", "watch")
+    .option(
+      "--group <name>",
+      "consumer group of what is printed (events, or alerts with --rules): watchers in one group share them",
+      "watch",
+    )
+    .option(
+      "--dispatch-group <name>",
+      "with --rules: the dispatcher's group on the outbox; processes in one group share the work and must run the same rules",
+      "dispatch",
+    )
     .option("--consumer <name>", "consumer name, stable across restarts (default: host name)")
     .option(
       "--rules [dir]",
@@ -113,6 +123,7 @@ export async function runWatchCommand(
   const fresh = Boolean(flags.simulator) && !env.FLIGHTWATCH_PREFIX?.trim();
   if (fresh) redis.prefix = SIMULATOR_PREFIX;
   const group = checkName("--group", flags.group ?? "watch");
+  const dispatchGroup = checkName("--dispatch-group", flags.dispatchGroup ?? "dispatch");
   const consumer =
     flags.consumer === undefined ? undefined : checkName("--consumer", flags.consumer);
 
@@ -142,7 +153,11 @@ export async function runWatchCommand(
   });
   const zone = client.airportTimezone ?? DEFAULT_AIRPORT_TIMEZONE;
   let rules: RuleWatcher<RuleSet> | undefined;
-  const reload = () => void rules?.reload();
+  // A failed reload is reported by the watcher itself; it must not end the process.
+  const reload = () =>
+    void rules?.reload().catch((err: unknown) => {
+      process.stderr.write(`flightwatch: rules not reloaded: ${describeError(err)}\n`);
+    });
   let polls = 0;
   try {
     if (flags.rules !== undefined && flags.rules !== false) {
@@ -165,6 +180,7 @@ export async function runWatchCommand(
         ? {
             rules: {
               current: () => live.current,
+              group: dispatchGroup,
               onAlert: (alert) => writeLine(alertLine(alert, live.current, zone)),
             },
           }

@@ -21,7 +21,7 @@ import { crashPoint } from "../crash-point.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight, removedChange } from "../diff/flight-diff.js";
-import type { FlightIdentity, FlightSnapshot } from "../diff/flight-snapshot.js";
+import { type FlightSnapshot, identityOf } from "../diff/flight-snapshot.js";
 import { describeError, type FlightwatchError } from "../errors.js";
 import type { DetectionState, DetectionStore } from "../store/detection-store.js";
 import {
@@ -302,20 +302,4 @@ export class Detector {
       behindMs: 0,
     });
   }
-}
-
-function identityOf(snapshot: FlightSnapshot): FlightIdentity {
-  const identity: FlightIdentity = {
-    key: snapshot.key,
-    id: snapshot.id,
-    mainFlight: snapshot.mainFlight,
-    flightNames: snapshot.flightNames,
-  };
-  if (snapshot.direction) identity.direction = snapshot.direction;
-  if (snapshot.scheduleDate) identity.scheduleDate = snapshot.scheduleDate;
-  if (snapshot.scheduled !== undefined) identity.scheduled = snapshot.scheduled;
-  if (snapshot.prefixIATA !== undefined) identity.prefixIATA = snapshot.prefixIATA;
-  if (snapshot.prefixICAO !== undefined) identity.prefixICAO = snapshot.prefixICAO;
-  if (snapshot.operational !== undefined) identity.operational = snapshot.operational;
-  return identity;
 }

@@ -26,6 +26,7 @@ import { Detector, type DetectorSettings, type PollReport } from "./detector.js"
 import { OutboxConsumer } from "./outbox-consumer.js";
 import { PollScheduler } from "./poll-scheduler.js";
 
+/** What `startWatch` runs: upstream, Redis, settings, consumers and handlers. */
 export interface WatchOptions {
   client: FlightApiClientOptions;
   redis: RedisSettings;
@@ -65,6 +66,26 @@ export interface Watcher {
   stop(): Promise<void>;
   /** Resolves when the consume loop ends (after `stop`, or on a fatal error). */
   readonly done: Promise<void>;
+}
+
+/**
+ * Reads one batch and hands each entry to `handle`, acknowledging it afterwards; on a
+ * failure the consumer rewinds, so the entries left over come again before newer ones.
+ */
+async function handleEach<T>(
+  consumer: StreamConsumer<T>,
+  handle: (value: T) => void | Promise<void>,
+): Promise<void> {
+  try {
+    for (const entry of await consumer.read()) {
+      await handle(entry.value);
+      crashPoint("watch.after-print");
+      await consumer.ack([entry.entryId]);
+    }
+  } catch (err) {
+    consumer.rewind();
+    throw err;
+  }
 }
 
 /** Starts watching. Rejects (with FW_ERR_REDIS_UNAVAILABLE) when Redis is not there. */
@@ -135,13 +156,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
       loop(async () => {
         await dispatcher.step();
       });
-      loop(async () => {
-        for (const entry of await alerts.read()) {
-          await rules.onAlert(entry.value);
-          crashPoint("watch.after-print");
-          await alerts.ack([entry.entryId]);
-        }
-      });
+      loop(() => handleEach(alerts, (alert) => rules.onAlert(alert)));
     } else {
       const onEvent = options.onEvent ?? (() => undefined);
       const consumer = new OutboxConsumer({
@@ -151,13 +166,11 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         consumer: consumerName,
       });
       await consumer.ensureGroup();
-      loop(async () => {
-        for (const entry of await consumer.read()) {
-          for (const event of entry.value) await onEvent(event);
-          crashPoint("watch.after-print");
-          await consumer.ack([entry.entryId]);
-        }
-      });
+      loop(() =>
+        handleEach(consumer, async (events) => {
+          for (const event of events) await onEvent(event);
+        }),
+      );
     }
     if (!options.noPoll) {
       const detector = new Detector({

@@ -303,3 +303,20 @@ function coversTimes(known: SnapshotTimes, observed: SnapshotTimes): boolean {
 /** 0 when the known value is absent, 1 when both are present, NaN (never equal) when only the known one is. */
 const both = (known: unknown, observed: unknown): number =>
   known === undefined ? 0 : observed === undefined ? Number.NaN : 1;
+
+/** The identity part of a snapshot (what change events carry). */
+export function identityOf(snapshot: FlightSnapshot): FlightIdentity {
+  const identity: FlightIdentity = {
+    key: snapshot.key,
+    id: snapshot.id,
+    mainFlight: snapshot.mainFlight,
+    flightNames: snapshot.flightNames,
+  };
+  if (snapshot.direction) identity.direction = snapshot.direction;
+  if (snapshot.scheduleDate) identity.scheduleDate = snapshot.scheduleDate;
+  if (snapshot.scheduled !== undefined) identity.scheduled = snapshot.scheduled;
+  if (snapshot.prefixIATA !== undefined) identity.prefixIATA = snapshot.prefixIATA;
+  if (snapshot.prefixICAO !== undefined) identity.prefixICAO = snapshot.prefixICAO;
+  if (snapshot.operational !== undefined) identity.operational = snapshot.operational;
+  return identity;
+}

@@ -21,6 +21,7 @@ import { type AlertState, admitMatches, type Decision, flushDue } from "./alert-
 /** Default consumer group of the dispatcher on the outbox. */
 export const DISPATCH_GROUP = "dispatch";
 
+/** What a Dispatcher works with: its outbox reader, its store, the live rules and a clock. */
 export interface DispatcherOptions {
   /** Reader of the outbox in the dispatcher's group (a connection of its own). */
   consumer: OutboxConsumer;
@@ -48,8 +49,14 @@ export class Dispatcher {
    */
   async step(): Promise<Alert[]> {
     const alerts: Alert[] = [];
-    for (const entry of await this.#options.consumer.read()) {
-      alerts.push(...(await this.admit(entry)));
+    try {
+      for (const entry of await this.#options.consumer.read()) {
+        alerts.push(...(await this.admit(entry)));
+      }
+    } catch (err) {
+      // The rest of the batch is still pending: take it before anything newer.
+      this.#options.consumer.rewind();
+      throw err;
     }
     alerts.push(...(await this.flushDue()));
     return alerts;

@@ -16,6 +16,7 @@ export interface StreamEntry<T> {
   value: T;
 }
 
+/** How a StreamConsumer reads: stream, decoder, group, consumer name and batching. */
 export interface StreamConsumerOptions<T> {
   /** A connection of its own: reads block. */
   redis: Redis;
@@ -101,6 +102,15 @@ export class StreamConsumer<T> {
       if (claimed.length > 0) return claimed;
     }
     return this.#readGroup(">", true);
+  }
+
+  /**
+   * Makes the next read start again with this consumer's own unacknowledged entries:
+   * call it when handling failed part-way through a batch, so the entries left over
+   * are handled before newer ones (keeping each flight's changes in order).
+   */
+  rewind(): void {
+    this.#ownPendingDone = false;
   }
 
   /** Acknowledges handled entries: they are not delivered to this group again. */

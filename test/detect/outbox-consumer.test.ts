@@ -74,6 +74,21 @@ describe("OutboxConsumer on a real Redis", () => {
     expect(await again.read()).toEqual([]);
   });
 
+  it("after a rewind, gives the entries left over from a failed batch before newer ones", async () => {
+    const c = consumer("a");
+    await c.ensureGroup();
+    await add("1");
+    await add("2");
+    const batch = await c.read();
+    await c.ack([batch[0]?.entryId as string]);
+    // Handling "2" failed; a newer entry arrives meanwhile.
+    await add("3");
+    c.rewind();
+    expect((await c.read()).flatMap((e) => e.value.map((x) => x.id))).toEqual(["2"]);
+    await c.ack([batch[1]?.entryId as string]);
+    expect((await c.read()).flatMap((e) => e.value.map((x) => x.id))).toEqual(["3"]);
+  });
+
   it("claims events another consumer left pending too long", async () => {
     const gone = consumer("gone");
     await gone.ensureGroup();
