@@ -50,7 +50,12 @@ export interface RuleFileRead {
 export function readRuleFile(text: string, file: string, options: RuleReadOptions): RuleFileRead {
   airportZone(options.zone);
   const doc = parseRuleDocument(text, file);
-  const result: RuleFileRead = { rules: [], problems: doc.problems, disabled: [], ids: [] };
+  const result: RuleFileRead = {
+    rules: [],
+    problems: sortProblems(doc.problems),
+    disabled: [],
+    ids: [],
+  };
   if (doc.problems.length > 0) return result;
   if (doc.root === undefined) {
     result.problems.push({
@@ -331,6 +336,7 @@ function readWait(
   return ms;
 }
 
+/** `flapping: {window, action}`; both are checked, so both problems show at once. */
 function readFlapping(r: TreeReader, node: TreeNode, path: string): FlappingSpec | undefined {
   const map = r.map(node, path, "`flapping`");
   if (!map) return undefined;
@@ -353,7 +359,6 @@ function readFlapping(r: TreeReader, node: TreeNode, path: string): FlappingSpec
       "`window` must be more than 0 and at most a day",
       "e.g. window: 10m",
     );
-    return undefined;
   }
   const text = action && r.string(action.value, join(path, "action"), "`action`");
   if (action && text !== undefined && text !== "suppress" && text !== "correct") {
@@ -363,8 +368,8 @@ function readFlapping(r: TreeReader, node: TreeNode, path: string): FlappingSpec
       `unknown flapping action \`${text}\``,
       suggestionHint(text, ["suppress", "correct"]),
     );
-    return undefined;
   }
-  if (windowMs === undefined || (text !== "suppress" && text !== "correct")) return undefined;
+  if (windowMs === undefined || windowMs <= 0 || windowMs > DAY_MS) return undefined;
+  if (text !== "suppress" && text !== "correct") return undefined;
   return { windowMs, action: text };
 }

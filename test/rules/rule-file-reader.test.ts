@@ -371,6 +371,10 @@ describe("noise control", () => {
     expect(problemOf(ruleWith("flapping: on"))).toMatchObject({
       message: "`flapping` must be a mapping, not `on`",
     });
+    // Both a bad window and a bad action are reported, not just the first.
+    expect(
+      problemsOf(ruleWith("flapping: { window: 0s, action: ignore }")).map((p) => p.path),
+    ).toEqual(["rules[0].flapping.window", "rules[0].flapping.action"]);
   });
 });
 
