@@ -96,11 +96,31 @@ describe("RuleWatcher", () => {
 
   it("runs reloads asked for during another one after it, never two at once", async () => {
     await writeFile(join(dir, "a.yaml"), ruleFile("first"));
-    watcher = await start();
+    let running = 0;
+    let most = 0;
+    let loads = 0;
+    watcher = await RuleWatcher.start({
+      dir,
+      load: async (d) => {
+        running++;
+        loads++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const load = await loadRuleDir(d, { env: {}, zone: ZONE });
+        running--;
+        return load;
+      },
+      build: (rules: Rule[]) => rules.map((r) => r.id),
+      checkEveryMs: 0,
+      debounceMs: 10_000,
+    });
     await writeFile(join(dir, "a.yaml"), ruleFile("next"));
-    const [a, b] = await Promise.all([watcher.reload(), watcher.reload()]);
-    expect(a && b).toBe(true);
+    const results = await Promise.all([watcher.reload(), watcher.reload(), watcher.reload()]);
+    expect(results).toEqual([true, true, true]);
     expect(watcher.current).toEqual(["next"]);
+    expect(most).toBe(1);
+    // The first load at start, one reload, and one more for the requests made during it.
+    expect(loads).toBe(3);
   });
 });
 
