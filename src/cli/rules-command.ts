@@ -13,6 +13,7 @@ import { diffFlight } from "../diff/flight-diff.js";
 import { identityOf } from "../diff/flight-snapshot.js";
 import type { Alert } from "../dispatch/alert.js";
 import { admitMatches, flushDue } from "../dispatch/alert-decision.js";
+import { renderTemplate } from "../dispatch/alert-template.js";
 import { describeAlert, describeChange } from "../dispatch/alert-text.js";
 import { ConfigError, formatRuleProblem } from "../errors.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
@@ -154,7 +155,9 @@ export async function runRulesTest(
       }
       for (const channel of rule.channels) {
         process.stdout.write(`    ${channel.name} → ${destination(channel)}\n`);
-        process.stdout.write(`      ${describeAlert(alert, zone)}\n`);
+        for (const line of preview(channel, alert, rule, zone)) {
+          process.stdout.write(`      ${line}\n`);
+        }
       }
     }
     const n = outcomes.length;
@@ -190,6 +193,33 @@ function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
     outcome.alert = alert;
   }
   return [...byRule.values()];
+}
+
+/** Default email subject (delivery uses the same). */
+export const DEFAULT_SUBJECT = "{flight} {date}: {changes}";
+
+/** What a channel would receive, in lines of text (the channel's own template when it has one). */
+function preview(channel: ChannelSpec, alert: Alert, rule: Rule, zone: string): string[] {
+  const text = (template: string | undefined) =>
+    template === undefined
+      ? describeAlert(alert, zone)
+      : renderTemplate(template, alert, rule, zone);
+  switch (channel.type) {
+    case "email":
+      return [
+        `subject: ${renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone)}`,
+        text(channel.template),
+      ];
+    case "slack":
+      return [text(channel.template)];
+    case "webhook":
+      return [
+        `${channel.format === "json" ? "JSON" : "CloudEvents 1.0 JSON"} body${channel.secret ? ", signed (Standard Webhooks)" : ", unsigned"}: alert ${alert.id}`,
+        describeAlert(alert, zone),
+      ];
+    default:
+      return [describeAlert(alert, zone)];
+  }
 }
 
 /** Where a channel sends, with secrets left out (webhook paths often embed tokens). */

@@ -4,6 +4,7 @@
  * and a name for each (given, or the type, numbered when a rule has several of it).
  * URLs and secrets are credentials: messages describe them but never repeat them.
  */
+import { hasStrayBrace, TEMPLATE_FIELDS, unknownPlaceholders } from "../dispatch/alert-template.js";
 import { suggestionHint } from "./did-you-mean.js";
 import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition } from "./rule.js";
 import { CHANNEL_KEYS } from "./rule-schema.js";
@@ -136,6 +137,31 @@ function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undef
     const entry = entries.get(key);
     return entry && r.string(entry.value, join(path, key), what);
   };
+  const template = (key: string): string | undefined => {
+    const value = text(key, `\`${key}\``);
+    const entry = entries.get(key);
+    if (value === undefined || !entry) return value;
+    let ok = true;
+    for (const name of unknownPlaceholders(value)) {
+      ok = false;
+      r.problem(
+        entry.value,
+        join(path, key),
+        `unknown placeholder \`{${name}}\` in \`${key}\``,
+        suggestionHint(name.trim(), [...TEMPLATE_FIELDS, "label.<key>"]),
+      );
+    }
+    if (ok && hasStrayBrace(value)) {
+      ok = false;
+      r.problem(
+        entry.value,
+        join(path, key),
+        `unmatched brace in \`${key}\``,
+        "write {{ or }} for a literal brace",
+      );
+    }
+    return ok ? value : undefined;
+  };
   const url = (key: string, required: boolean): string | undefined => {
     const entry = entries.get(key);
     if (!entry) {
@@ -153,12 +179,12 @@ function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undef
   switch (type) {
     case "slack":
       spec.url = url("url", true);
-      spec.template = text("template", "`template`");
+      spec.template = template("template");
       break;
     case "email": {
       spec.to = readAddresses(r, entries.get("to"), map, path);
-      spec.subject = text("subject", "`subject`");
-      spec.template = text("template", "`template`");
+      spec.subject = template("subject");
+      spec.template = template("template");
       spec.unsubscribeUrl = url("unsubscribe_url", false);
       break;
     }

@@ -48,6 +48,30 @@ describe("channels", () => {
     ]);
   });
 
+  it("checks the placeholders of templates and subjects", () => {
+    expect(
+      problemOf(withChannels('[{ type: email, to: [a@example.com], subject: "Flight {flihgt}" }]')),
+    ).toMatchObject({
+      path: "rules[0].channels[0].subject",
+      line: 3,
+      message: "unknown placeholder `{flihgt}` in `subject`",
+      hint: "did you mean `flight`?",
+    });
+    expect(
+      problemOf(
+        withChannels('[{ type: slack, url: "https://h.example.com/x", template: "{flight} {" }]'),
+      ),
+    ).toMatchObject({
+      path: "rules[0].channels[0].template",
+      message: "unmatched brace in `template`",
+    });
+    expect(
+      channelsOf(
+        '[{ type: slack, url: "https://h.example.com/x", template: "{label.booking} {{x}}" }]',
+      )[0],
+    ).toMatchObject({ template: "{label.booking} {{x}}" });
+  });
+
   it("defaults a webhook to CloudEvents, unsigned", () => {
     expect(channelsOf("[{ type: webhook, url: https://x.example.com/h }]")[0]).toEqual({
       type: "webhook",

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { Alert } from "../../src/dispatch/alert.js";
+import {
+  hasStrayBrace,
+  renderTemplate,
+  unknownPlaceholders,
+} from "../../src/dispatch/alert-template.js";
+import { rule } from "../rules/rule-builder.js";
+
+const ZONE = "Europe/Amsterdam";
+
+const alert: Alert = {
+  id: "a1",
+  ruleId: "anna",
+  labels: { booking: "X7Q2LM" },
+  flight: {
+    key: "D:2026-11-21:KL1001",
+    id: "1",
+    mainFlight: "KL1001",
+    flightNames: ["KL1001", "DL9341"],
+    direction: "D",
+    scheduleDate: "2026-11-21",
+    scheduled: Date.UTC(2026, 10, 21, 9, 25),
+  },
+  current: { route: ["WAW"] },
+  changes: [{ kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9", eventIds: [] }],
+  openedAt: 0,
+  decidedAt: 0,
+};
+
+describe("alert templates", () => {
+  it("fills every placeholder", () => {
+    const r = { ...rule("anna"), description: "Anna's flight" };
+    expect(
+      renderTemplate(
+        "{flight} ({flights}) {direction} to {route} on {date} at {time}: {changes} [{rule}: {description}, {label.booking}{label.none}] {{literal}}",
+        alert,
+        r,
+        ZONE,
+      ),
+    ).toBe(
+      "KL1001 (KL1001, DL9341) departure to WAW on 2026-11-21 at 10:25: gate D7 → D9 [anna: Anna's flight, X7Q2LM] {literal}",
+    );
+    expect(renderTemplate("{summary}", alert, r, ZONE)).toBe(
+      "KL1001 (DL9341) to WAW, departs Sat 21 Nov 10:25: gate D7 → D9",
+    );
+  });
+
+  it("finds unknown placeholders and stray braces", () => {
+    expect(unknownPlaceholders("{flihgt} {flight} {label.x} {label.} { date }")).toEqual([
+      "flihgt",
+      "label.",
+    ]);
+    expect(hasStrayBrace("{flight} {{ok}}")).toBe(false);
+    expect(hasStrayBrace("{flight} {")).toBe(true);
+    expect(hasStrayBrace("} {flight}")).toBe(true);
+  });
+});
