@@ -17,6 +17,7 @@ import {
 /** One entry read from the outbox: the changes of one flight seen by one poll. */
 export type OutboxEntry = StreamEntry<ChangeEvent[]>;
 
+/** A StreamConsumer's options, with the outbox as the stream. */
 export interface OutboxConsumerOptions
   extends Omit<StreamConsumerOptions<ChangeEvent[]>, "stream" | "decode"> {
   /** A connection of its own: reads block. */

@@ -18,6 +18,7 @@ export interface RuleDirLoad {
   files: string[];
 }
 
+/** What a RuleWatcher watches, how it loads and builds, and whom it tells. */
 export interface RuleWatcherOptions<S> {
   dir: string;
   /** Loads and validates the directory. */

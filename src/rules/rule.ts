@@ -126,6 +126,7 @@ interface ChannelBase {
   source: SourcePosition;
 }
 
+/** A Slack incoming webhook. */
 export interface SlackChannelSpec extends ChannelBase {
   type: "slack";
   /** Incoming-webhook URL (secret: mask it in output). */
@@ -134,6 +135,7 @@ export interface SlackChannelSpec extends ChannelBase {
   template?: string;
 }
 
+/** Email to fixed recipients. */
 export interface EmailChannelSpec extends ChannelBase {
   type: "email";
   to: string[];
@@ -143,6 +145,7 @@ export interface EmailChannelSpec extends ChannelBase {
   unsubscribeUrl?: string;
 }
 
+/** A JSON POST to a URL, optionally signed. */
 export interface WebhookChannelSpec extends ChannelBase {
   type: "webhook";
   url: string;
@@ -152,10 +155,12 @@ export interface WebhookChannelSpec extends ChannelBase {
   format: "cloudevents" | "json";
 }
 
+/** Printed on stdout (demo, debugging). */
 export interface ConsoleChannelSpec extends ChannelBase {
   type: "console";
 }
 
 /** The channel types a rule may use. */
 export const CHANNEL_TYPES = ["slack", "email", "webhook", "console"] as const;
+/** One of CHANNEL_TYPES. */
 export type ChannelType = (typeof CHANNEL_TYPES)[number];

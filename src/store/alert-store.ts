@@ -41,6 +41,7 @@ export interface StreamAck {
   entryId: string;
 }
 
+/** Expiry of the dispatcher's memory and retention of the alerts stream. */
 export interface AlertStoreOptions {
   /** State expires this long after its last change (default 3 days). */
   stateTtlMs?: number;
