@@ -5,14 +5,34 @@
  * docs/rules.md ("Noise control", `shift_at_least`) describes them; the Redis store and
  * the timer loop around it live elsewhere.
  *
- * How held fields and groups interact (flapping `correct`): a field changing while it is
- * held (within the window after its correction) never joins a group; it waits on its own
- * and is released at the end of the hold, as its net change against the last announced
- * value, in the same alert as a group that falls due at the same call, else alone — it
- * has waited long enough, so it does not wait for another group. A release is never a
- * correction and starts no new hold; its alert's `openedAt` is when the first held
- * change came.
+ * Where an alert starts: a value field's change is announced from the value this rule
+ * last announced for it (what the recipient last heard), else from the first pending
+ * `old`, and is dropped when it ends there. Presence fields (a state code, the flight
+ * itself) are measured within the pending change, so a rule that sees only `added`
+ * announces a re-add; cool-down decides about repeats.
+ *
+ * Events out of order: each field remembers the highest event version admitted. An
+ * event with a lower version (and above 0: version 0 is unordered, taken as newest) is
+ * stale: it never sets the field's value; it is remembered as done, except that while
+ * nothing has been announced about the field and it predates the pending change's first
+ * event, it becomes that change's start (its `old`), as it would have been in order.
+ *
+ * Held changes: a field changing while it is held — within the window after its
+ * correction (flapping `correct`), or after its group closed under flapping `suppress`
+ * — never joins a group; it waits on its own and is released at the end of the hold, in
+ * the same alert as a group or other held fields falling due at the same call, else
+ * alone — it has waited long enough, so it does not wait for another group. A release is
+ * never a correction and starts no new hold; its alert's `openedAt` is when the first
+ * held change came.
+ *
+ * Flapping `suppress`: a group closes `group_wait` after its first change as always
+ * (later changes of other fields open a new group); it is sent once every field in it
+ * has been held for the flap window since that field's first change in the group, i.e.
+ * at max(group end, latest field start + window). Until then further changes of its
+ * fields join it, so a field that goes back within the window sends nothing.
  */
+import type { ChangeEvent } from "../diff/change.js";
+import type { FlightIdentity } from "../diff/flight-snapshot.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import type { Alert, AlertChange } from "./alert.js";
@@ -32,6 +52,7 @@ import {
   knowsEvent,
   nextDue,
   type PendingChange,
+  pendingChange,
   pruneState,
   rememberDone,
   usesHysteresis,
@@ -63,7 +84,8 @@ export function admitMatches(
   matches: readonly RuleMatch[],
   now: number,
 ): Decision {
-  const next: AlertState = state ? structuredClone(state) : {};
+  // Pruned first too, so memory past its time is never used, however late this call comes.
+  const next: AlertState = (state && pruneState(structuredClone(state), rule, now)) ?? {};
   const alerts = flushReady(next, rule, now);
   for (const match of matches) admitOne(next, rule, match, now);
   alerts.push(...flushReady(next, rule, now));
@@ -76,7 +98,7 @@ export function flushDue(state: AlertState | undefined, rule: Rule, now: number)
   if (state === undefined || due === undefined || due > now) {
     return withDue({ state, alerts: [] }, due);
   }
-  const next = structuredClone(state);
+  const next = pruneState(structuredClone(state), rule, now) ?? {};
   return decided(next, rule, flushReady(next, rule, now), now);
 }
 
@@ -90,7 +112,7 @@ function withDue(decision: Decision, dueAt: number | undefined): Decision {
   return decision;
 }
 
-/** Folds one match into the group (or into its field's hold), unless seen before. */
+/** Folds one match into its field's pending change, held or in the group, unless seen before. */
 function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number): void {
   const event = match.event;
   if (knowsEvent(state, event.id)) return;
@@ -102,6 +124,11 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
     else delete state.current;
     state.version = event.version;
   }
+  if (event.version > 0 && memory.version !== undefined && event.version < memory.version) {
+    admitStale(state, memory, key, event, now);
+    return;
+  }
+  if (event.version > (memory.version ?? 0)) memory.version = event.version;
   if (event.kind === "time" && usesHysteresis(rule) && !memory.sent && memory.base === undefined) {
     // Before any alert, shifts are measured from the value before the first change seen,
     // or for a first estimate from the schedule; with neither, the first value passes.
@@ -113,22 +140,15 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
       memory.base = event.flight.scheduled ?? null;
     }
   }
-  const held = rule.flapping?.action === "correct" && (memory.holdUntil ?? 0) > now;
-  let changes: PendingChange[];
-  if (held) {
-    state.held ??= [];
-    changes = state.held;
-  } else {
-    state.group ??= { openedAt: now, dueAt: now + groupWaitMs(rule), changes: [] };
-    changes = state.group.changes;
-  }
   const shift = match.selector?.shiftAtLeastMinutes;
-  const pending = changes.find((c) => c.key === key);
+  const delay = match.selector?.delayAtLeastMinutes;
+  const pending = pendingChange(state, key);
   if (pending) {
     pending.action = event.action;
     setOptional(pending, "new", event.new);
     setOptional(pending, "delayMinutes", event.delayMinutes);
     setOptional(pending, "shiftAtLeastMinutes", shift);
+    setOptional(pending, "delayAtLeastMinutes", delay);
     pending.eventIds.push(event.id);
     return;
   }
@@ -139,6 +159,7 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
     firstAction: event.action,
     action: event.action,
     since: now,
+    firstVersion: event.version,
     eventIds: [event.id],
   };
   setOptional(change, "state", event.state);
@@ -146,16 +167,43 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
   setOptional(change, "new", event.new);
   setOptional(change, "delayMinutes", event.delayMinutes);
   setOptional(change, "shiftAtLeastMinutes", shift);
-  if (held) change.until = memory.holdUntil as number;
-  changes.push(change);
+  setOptional(change, "delayAtLeastMinutes", delay);
+  if (rule.flapping?.action === "correct" && (memory.holdUntil ?? 0) > now) {
+    change.until = memory.holdUntil as number;
+    state.held ??= [];
+    state.held.push(change);
+  } else {
+    state.group ??= { openedAt: now, dueAt: now + rule.groupWaitMs, changes: [] };
+    state.group.changes.push(change);
+  }
 }
 
-/** The group's wait: `group_wait`, or for flapping `suppress` at least the flap window. */
-function groupWaitMs(rule: Rule): number {
-  const flapping = rule.flapping;
-  return flapping?.action === "suppress"
-    ? Math.max(rule.groupWaitMs, flapping.windowMs)
-    : rule.groupWaitMs;
+/**
+ * An event older than one already admitted for its field: it never sets the value. While
+ * nobody has been told about the field and it predates the pending change, it is where
+ * that change starts (the group then reads from its true first value, and a field that
+ * went A → B → A out of order still nets to nothing); otherwise it is only remembered.
+ */
+function admitStale(
+  state: AlertState,
+  memory: FieldMemory,
+  key: string,
+  event: ChangeEvent,
+  now: number,
+): void {
+  const pending = pendingChange(state, key);
+  if (
+    pending?.firstVersion !== undefined &&
+    event.version < pending.firstVersion &&
+    memory.sent === undefined
+  ) {
+    pending.firstAction = event.action;
+    setOptional(pending, "old", event.old);
+    pending.firstVersion = event.version;
+    pending.eventIds.unshift(event.id);
+    return;
+  }
+  rememberDone(state, [event.id], now);
 }
 
 /** Sets an optional property, or deletes it for undefined (JSON has no undefined). */
@@ -168,10 +216,18 @@ function setOptional<T extends object, K extends keyof T>(target: T, key: K, val
 function flushReady(state: AlertState, rule: Rule, now: number): Alert[] {
   const ready: { change: PendingChange; released: boolean }[] = [];
   let openedAt = Number.POSITIVE_INFINITY;
-  if (state.group && state.group.dueAt <= now) {
-    for (const change of state.group.changes) ready.push({ change, released: false });
-    openedAt = state.group.openedAt;
+  const group = state.group;
+  if (group && group.dueAt <= now) {
     delete state.group;
+    const release = suppressRelease(group.changes, rule);
+    if (release !== undefined && release > now) {
+      // Closed to new fields; its own fields keep joining it until the release.
+      state.held ??= [];
+      for (const change of group.changes) state.held.push({ ...change, until: release });
+    } else {
+      for (const change of group.changes) ready.push({ change, released: false });
+      openedAt = group.openedAt;
+    }
   }
   if (state.held) {
     const waiting: PendingChange[] = [];
@@ -191,7 +247,7 @@ function flushReady(state: AlertState, rule: Rule, now: number): Alert[] {
   for (const { change, released } of ready) {
     rememberDone(state, change.eventIds, now);
     const memory = fieldMemory(state, change.key);
-    const decided = decideChange(change, memory, released, rule, now);
+    const decided = decideChange(change, memory, released, rule, state.flight, now);
     if (decided) changes.push(decided);
   }
   const flight = state.flight;
@@ -214,6 +270,16 @@ function flushReady(state: AlertState, rule: Rule, now: number): Alert[] {
 }
 
 /**
+ * Under flapping `suppress`, when a closed group is released: once every field in it has
+ * been held for the window since its first change. Undefined without `suppress`.
+ */
+function suppressRelease(changes: readonly PendingChange[], rule: Rule): number | undefined {
+  const flapping = rule.flapping;
+  if (flapping?.action !== "suppress") return undefined;
+  return Math.max(...changes.map((c) => c.since)) + flapping.windowMs;
+}
+
+/**
  * The net change of one field to announce, or undefined when it is dropped (back where
  * it started, within the cool-down, or under the hysteresis threshold). Records what is
  * announced in the field's memory.
@@ -223,24 +289,26 @@ function decideChange(
   memory: FieldMemory,
   released: boolean,
   rule: Rule,
+  flight: FlightIdentity | undefined,
   now: number,
 ): AlertChange | undefined {
   const { kind } = change;
   const sent = memory.sent;
   const after = valueAfter(kind, change.action, change.new);
-  // A release is measured against what people were last told, a group against where it began.
-  const before = released && sent ? sent.new : valueBefore(kind, change.firstAction, change.old);
+  // A value field starts from what people were last told; presence from where it began.
+  const told = sent !== undefined && !isPresenceKind(kind);
+  const before = told ? sent.new : valueBefore(kind, change.firstAction, change.old);
   if (sameValue(kind, before, after)) return undefined;
-  let old = released && sent && !isPresenceKind(kind) ? sent.new : change.old;
+  let old = told ? sent.new : change.old;
   const shift = change.shiftAtLeastMinutes;
   if (kind === "time" && shift !== undefined) {
-    const base = sent ? instantOf(sent.new) : memory.base;
+    const base = sent ? instantOf(sent.new) : baseline(change, memory, flight);
     const value = instantOf(after);
     if (base != null && value !== undefined && Math.abs(value - base) < shift * MINUTE) {
       return undefined;
     }
-    // Report the move people will notice: from the value last alerted (or the baseline).
-    old = sent ? sent.new : (memory.baseValue ?? old);
+    // Before any alert, report the move from where the rule first saw the field.
+    if (!sent && memory.baseValue !== undefined) old = memory.baseValue;
   }
   if (sent && now - sent.at < rule.coolDownMs && sameValue(kind, after, sent.new)) {
     return undefined;
@@ -279,6 +347,23 @@ function decideChange(
   delete memory.base;
   delete memory.baseValue;
   return out;
+}
+
+/**
+ * The hysteresis baseline (epoch ms) before any announcement: the flight's schedule when
+ * the newest match's selector has `delay_at_least` (so the delay threshold alone gates
+ * the first alert: "at 30 minutes and each further 30 minutes"), else the value before
+ * the first change the rule saw; null = none, the first value passes.
+ */
+function baseline(
+  change: PendingChange,
+  memory: FieldMemory,
+  flight: FlightIdentity | undefined,
+): number | null | undefined {
+  if (change.delayAtLeastMinutes !== undefined && flight?.scheduled !== undefined) {
+    return flight.scheduled;
+  }
+  return memory.base;
 }
 
 /** The first change's action when it was an assignment, else the last one's. */

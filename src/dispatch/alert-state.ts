@@ -1,8 +1,9 @@
 /**
  * The dispatcher's memory of one rule about one flight, kept in Redis as JSON between
- * observations: the open group, changes held after a flap correction, and per field what
- * was last announced (for cool-down, flap corrections and hysteresis). Kept small: what
- * no rule setting can use any more is pruned after every decision.
+ * observations: the open group, held changes (after a flap correction, or under flapping
+ * `suppress`), and per field the newest event version admitted and what was last
+ * announced (for ordering, cool-down, flap corrections and hysteresis). Kept small: what
+ * no rule setting can use any more is pruned before and after every decision.
  */
 import type { ChangeAction, ChangeKind, ChangeValue } from "../diff/change.js";
 import { type FlightIdentity, type SnapshotFields, TIME_FIELDS } from "../diff/flight-snapshot.js";
@@ -12,8 +13,10 @@ import type { Rule } from "../rules/rule.js";
 export const DONE_IDS_LIMIT = 64;
 
 /**
- * How long those ids are remembered after the last decision. A redelivery follows a
- * crash within minutes (the outbox consumer re-claims pending entries); an hour is ample.
+ * How long those ids — and each field's newest version and last announcement — are
+ * remembered after the last decision. A redelivery follows a crash within minutes (the
+ * outbox consumer re-claims pending entries) and events reordered between dispatchers
+ * arrive seconds apart; an hour is ample.
  */
 export const DONE_IDS_MEMORY_MS = 60 * 60_000;
 
@@ -33,10 +36,18 @@ export interface PendingChange {
   delayMinutes?: number;
   /** `shift_at_least` of the selector of the newest match, in minutes. */
   shiftAtLeastMinutes?: number;
+  /** `delay_at_least` of the selector of the newest match, in minutes. */
+  delayAtLeastMinutes?: number;
+  /** Version of the oldest event folded in (absent in states written before it existed). */
+  firstVersion?: number;
   /** When the field's first change was admitted (orders the alert's changes). */
   since: number;
+  /** Ids of the events folded in, oldest version first. */
   eventIds: string[];
-  /** Held after a flap correction: released at this time (absent in a group). */
+  /**
+   * Held (after a flap correction, or under flapping `suppress` once its group has
+   * closed): released at this time. Absent in a group.
+   */
   until?: number;
 }
 
@@ -67,12 +78,17 @@ export interface FieldMemory {
   baseValue?: ChangeValue;
   /** After a flap correction: changes of the field are held until then. */
   holdUntil?: number;
+  /**
+   * Highest event version (`lastUpdatedAt`) admitted for the field: an event with a
+   * lower one arrived out of order and never sets the field's value.
+   */
+  version?: number;
 }
 
 /** Memory of one rule about one flight; JSON-serialisable (stored in Redis as JSON). */
 export interface AlertState {
   group?: PendingGroup;
-  /** Changes held after a correction, one per field, each released at its `until`. */
+  /** Held changes, one per field, each released at its `until`. */
   held?: PendingChange[];
   fields?: Record<string, FieldMemory>;
   /** The newest event's flight and fields (while anything is pending), for the alert. */
@@ -93,6 +109,11 @@ export function fieldMemory(state: AlertState, key: string): FieldMemory {
     state.fields[key] = memory;
   }
   return memory;
+}
+
+/** The pending change of a field (held or in the group), if any. */
+export function pendingChange(state: AlertState, key: string): PendingChange | undefined {
+  return state.held?.find((c) => c.key === key) ?? state.group?.changes.find((c) => c.key === key);
 }
 
 /** Whether an event id is pending or was decided recently. */
@@ -132,6 +153,9 @@ const TIME_FIELD_NAMES: ReadonlySet<string> = new Set(TIME_FIELDS);
 export function pruneState(state: AlertState, rule: Rule, now: number): AlertState | undefined {
   const hysteresis = usesHysteresis(rule);
   const flapWindow = rule.flapping?.action === "correct" ? rule.flapping.windowMs : -1;
+  // Within this memory a late event is recognised (done id, field version) and an alert
+  // starts from what the recipient last heard.
+  const recent = state.doneAt !== undefined && now - state.doneAt <= DONE_IDS_MEMORY_MS;
   if (state.held?.length === 0) delete state.held;
   for (const [key, memory] of Object.entries(state.fields ?? {})) {
     const holding = state.held?.some((c) => c.key === key) ?? false;
@@ -142,10 +166,12 @@ export function pruneState(state: AlertState, rule: Rule, now: number): AlertSta
     // Hysteresis measures from the last announcement for as long as the flight lives.
     const keep =
       sent !== undefined &&
-      ((hysteresis && TIME_FIELD_NAMES.has(key)) ||
+      (recent ||
+        (hysteresis && TIME_FIELD_NAMES.has(key)) ||
         now - sent.at < rule.coolDownMs ||
         now - sent.at <= flapWindow);
     if (sent && !keep) delete memory.sent;
+    if (!recent && pendingChange(state, key) === undefined) delete memory.version;
     if (memory.sent || !hysteresis) {
       delete memory.base;
       delete memory.baseValue;
@@ -158,7 +184,7 @@ export function pruneState(state: AlertState, rule: Rule, now: number): AlertSta
     delete state.current;
     delete state.version;
   }
-  if (state.doneAt !== undefined && now - state.doneAt > DONE_IDS_MEMORY_MS) {
+  if (state.doneAt !== undefined && !recent) {
     delete state.done;
     delete state.doneAt;
   }

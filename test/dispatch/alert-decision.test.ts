@@ -193,14 +193,31 @@ describe("cool-down", () => {
     expect(d.admit(T0 + 1, [state("DEL", "added", 3)]).map(summary)).toEqual([["DEL added"]]);
   });
 
-  it("the memory of a field is dropped once its cool-down is over", () => {
+  it("the memory of a field lasts an hour after the last decision, or the cool-down if longer", () => {
     const d = new Driver(coolDown);
     d.admit(T0, [gate("D1", "D2", 1)]);
-    expect(d.state?.fields?.gate?.sent).toMatchObject({ new: "D2", old: "D1", at: T0 });
+    expect(d.state?.fields?.gate).toEqual({ sent: { new: "D2", old: "D1", at: T0 }, version: 1 });
     d.admit(T0 + 30 * MINUTE, []);
-    expect(d.state?.fields).toBeUndefined();
-    d.admit(T0 + 30 * MINUTE + DONE_IDS_MEMORY_MS + 1, []);
+    expect(d.state?.fields?.gate?.sent).toBeDefined();
+    d.admit(T0 + DONE_IDS_MEMORY_MS + 1, []);
     expect(d.state).toBeUndefined();
+
+    const long = new Driver(rule({ coolDownMs: 2 * DONE_IDS_MEMORY_MS }));
+    long.admit(T0, [gate("D1", "D2", 1)]);
+    long.admit(T0 + DONE_IDS_MEMORY_MS + 1, []);
+    expect(long.state).toEqual({ fields: { gate: { sent: { new: "D2", old: "D1", at: T0 } } } });
+    long.admit(T0 + 2 * DONE_IDS_MEMORY_MS, []);
+    expect(long.state).toBeUndefined();
+  });
+
+  it("a value last announced is not announced again, whatever the cool-down, while remembered", () => {
+    // D2 → D7 is not seen by this rule; D7 → D2 tells the recipient nothing new.
+    const d = new Driver(rule());
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    expect(d.admit(T0 + MINUTE, [gate("D7", "D2", 3)])).toEqual([]);
+    // Past the memory the event is taken as it comes.
+    const later = T0 + MINUTE + DONE_IDS_MEMORY_MS + 1;
+    expect(d.admit(later, [gate("D8", "D2", 5)]).map(summary)).toEqual([["gate D8→D2"]]);
   });
 });
 

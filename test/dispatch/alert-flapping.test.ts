@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { DONE_IDS_MEMORY_MS } from "../../src/dispatch/alert-state.js";
 import { Driver, gate, MINUTE, rule, state, summary, time } from "./dispatch-builder.js";
 
 const T0 = Date.parse("2026-11-21T08:00:00Z");
 const WINDOW = 10 * MINUTE;
+
+/** Flushes at every due time up to `until`, as the dispatcher's loop does. */
+function runUntil(d: Driver, until: number): void {
+  while (d.dueAt !== undefined && d.dueAt <= until) d.flush(d.dueAt);
+}
 
 describe("flapping: suppress", () => {
   const suppress = rule({
@@ -13,10 +19,12 @@ describe("flapping: suppress", () => {
   it("holds every change for the window: A → B → A sends nothing", () => {
     const d = new Driver(suppress);
     d.admit(T0, [gate("D1", "D2", 1)]);
+    // First the group's end, then the field's hold.
+    expect(d.dueAt).toBe(T0 + MINUTE);
+    expect(d.flush(T0 + MINUTE)).toEqual([]);
     expect(d.dueAt).toBe(T0 + WINDOW);
     d.admit(T0 + 3 * MINUTE, [gate("D2", "D1", 2)]);
     expect(d.dueAt).toBe(T0 + WINDOW);
-    expect(d.flush(T0 + MINUTE)).toEqual([]);
     expect(d.flush(T0 + WINDOW)).toEqual([]);
     expect(d.dueAt).toBeUndefined();
   });
@@ -24,11 +32,13 @@ describe("flapping: suppress", () => {
   it("sends the net change once the window has passed, not before", () => {
     const d = new Driver(suppress);
     d.admit(T0, [gate("D1", "D2", 1)]);
-    d.admit(T0 + 3 * MINUTE, [gate("D2", "D3", 2), state("DEL", "added", 2)]);
+    d.admit(T0 + 3 * MINUTE, [gate("D2", "D3", 2)]);
+    expect(d.flush(T0 + MINUTE)).toEqual([]);
     expect(d.flush(T0 + WINDOW - 1)).toEqual([]);
     const [alert] = d.flush(T0 + WINDOW);
-    expect(summary(alert)).toEqual(["gate D1→D3", "DEL added"]);
+    expect(summary(alert)).toEqual(["gate D1→D3"]);
     expect(alert).toMatchObject({ openedAt: T0, decidedAt: T0 + WINDOW });
+    expect(alert?.changes[0]?.eventIds).toHaveLength(2);
   });
 
   it("a group_wait longer than the window decides the wait", () => {
@@ -37,6 +47,64 @@ describe("flapping: suppress", () => {
     );
     d.admit(T0, [gate("D1", "D2", 1)]);
     expect(d.dueAt).toBe(T0 + 15 * MINUTE);
+    expect(d.flush(T0 + 15 * MINUTE).map(summary)).toEqual([["gate D1→D2"]]);
+  });
+
+  it("holds per field: a field that joins the group late and reverts within its window sends nothing", () => {
+    // Before, the gate was sent with the group DEL opened (T0 + 10m) and its revert alone.
+    const d = new Driver(suppress);
+    d.admit(T0, [state("DEL", "added", 1)]);
+    d.admit(T0 + 9 * MINUTE, [gate("D1", "D2", 2)]);
+    runUntil(d, T0 + 10.5 * MINUTE);
+    d.admit(T0 + 10.5 * MINUTE, [gate("D2", "D1", 3)]);
+    runUntil(d, T0 + 60 * MINUTE);
+    expect(d.sent.map(summary)).toEqual([["DEL added"]]);
+    expect(d.sent[0]?.decidedAt).toBe(T0 + WINDOW);
+  });
+
+  it("a change that stays is sent after the window; with group_wait 0 the hold is due at once", () => {
+    const d = new Driver(rule({ flapping: { windowMs: WINDOW, action: "suppress" } }));
+    expect(d.admit(T0, [gate("D1", "D2", 1)])).toEqual([]);
+    expect(d.dueAt).toBe(T0 + WINDOW);
+    expect(d.flush(T0 + WINDOW - 1)).toEqual([]);
+    const [alert] = d.flush(T0 + WINDOW);
+    expect(summary(alert)).toEqual(["gate D1→D2"]);
+    expect(alert).toMatchObject({ openedAt: T0, decidedAt: T0 + WINDOW });
+    expect(d.dueAt).toBeUndefined();
+  });
+
+  it("a group is sent together once each of its fields has been held for the window", () => {
+    const d = new Driver(
+      rule({ groupWaitMs: 2 * MINUTE, flapping: { windowMs: WINDOW, action: "suppress" } }),
+    );
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    d.admit(T0 + 1.5 * MINUTE, [state("DEL", "added", 2)]);
+    expect(d.dueAt).toBe(T0 + 2 * MINUTE);
+    expect(d.flush(T0 + 2 * MINUTE)).toEqual([]);
+    expect(d.dueAt).toBe(T0 + 1.5 * MINUTE + WINDOW);
+    // After the group's end a new field opens a new group; the gate still joins its own.
+    d.admit(T0 + 3 * MINUTE, [time(0, 20, 3), gate("D2", "D3", 3)]);
+    expect(d.dueAt).toBe(T0 + 5 * MINUTE);
+    expect(d.flush(T0 + 5 * MINUTE)).toEqual([]);
+    expect(d.dueAt).toBe(T0 + 1.5 * MINUTE + WINDOW);
+    const [first] = d.flush(T0 + 11.5 * MINUTE);
+    expect(summary(first)).toEqual(["gate D1→D3", "DEL added"]);
+    expect(first).toMatchObject({ openedAt: T0, decidedAt: T0 + 11.5 * MINUTE });
+    expect(d.dueAt).toBe(T0 + 3 * MINUTE + WINDOW);
+    expect(d.flush(T0 + 13 * MINUTE).map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:00→11:20"],
+    ]);
+    expect(d.dueAt).toBeUndefined();
+  });
+
+  it("a late flush sends what is over at once; the net change is against the last alert", () => {
+    const d = new Driver(suppress);
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    const late = T0 + 30 * MINUTE;
+    expect(d.admit(late, [gate("D2", "D3", 2)]).map(summary)).toEqual([["gate D1→D2"]]);
+    d.admit(late + MINUTE, [gate("D3", "D2", 3)]);
+    runUntil(d, late + 60 * MINUTE);
+    expect(d.sent).toHaveLength(1);
   });
 
   it("a revert after the window is news", () => {
@@ -140,11 +208,13 @@ describe("flapping: correct", () => {
     expect(d.dueAt).toBe(T0 + 3 * MINUTE + WINDOW);
   });
 
-  it("keeps the memory of a field for the window only", () => {
+  it("keeps the memory of a field an hour after the last decision, not longer", () => {
     const d = new Driver(correct);
     d.admit(T0, [gate("D1", "D2", 1)]);
     expect(d.state?.fields?.gate?.sent).toMatchObject({ at: T0 });
     d.admit(T0 + WINDOW + 1, []);
-    expect(d.state?.fields).toBeUndefined();
+    expect(d.state?.fields?.gate?.sent).toMatchObject({ at: T0 });
+    d.admit(T0 + DONE_IDS_MEMORY_MS + 1, []);
+    expect(d.state).toBeUndefined();
   });
 });

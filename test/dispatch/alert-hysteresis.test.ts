@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Rule } from "../../src/rules/rule.js";
+import { parseRuleFile } from "../../src/rules/rule-loader.js";
 import {
   at,
   Driver,
@@ -9,6 +11,7 @@ import {
   shiftSelector,
   summary,
   time,
+  ZONE,
 } from "./dispatch-builder.js";
 
 const T0 = Date.parse("2026-11-21T08:00:00Z");
@@ -49,6 +52,7 @@ describe("hysteresis (shift_at_least)", () => {
     expect(d.state?.fields?.publicEstimatedOffBlockTime).toEqual({
       base: SCHEDULED,
       baseValue: at(0),
+      version: 1,
     });
     d.admit(T0 + MINUTE, [time(4, 8, 2)], shiftSelector(10));
     d.admit(T0 + 2 * MINUTE, [time(8, 3, 3)], shiftSelector(10));
@@ -113,6 +117,66 @@ describe("hysteresis (shift_at_least)", () => {
   it("a rule without shift_at_least keeps no baseline", () => {
     const d = new Driver(rule({ coolDownMs: 0 }));
     d.admit(T0, [time(0, 1, 1)]);
-    expect(d.state?.fields).toBeUndefined();
+    expect(d.state?.fields?.publicEstimatedOffBlockTime?.base).toBeUndefined();
+    expect(d.state?.fields?.publicEstimatedOffBlockTime?.baseValue).toBeUndefined();
+  });
+});
+
+/** A rule with one change selector written as in docs/rules.md, read by the real loader. */
+function ruleWith(selector: string): Rule {
+  const text = `rules:\n  - id: r1\n    changes:\n      - ${selector}\n    channels: [{ type: console }]\n`;
+  const load = parseRuleFile(text, "rules/test.yaml", { env: {}, zone: ZONE });
+  expect(load.problems).toEqual([]);
+  return load.rules[0] as Rule;
+}
+
+/** Delays (minutes after the schedule) observed one a minute; the delays alerted. */
+function delaysAlerted(d: Driver, delays: number[]): (number | undefined)[] {
+  const told: (number | undefined)[] = [];
+  for (let i = 1; i < delays.length; i++) {
+    const step = time(delays[i - 1], delays[i] as number, i);
+    for (const alert of d.observe(T0 + i * MINUTE, [step])) {
+      told.push(...alert.changes.map((c) => c.delayMinutes));
+    }
+  }
+  return told;
+}
+
+describe("delay_at_least with shift_at_least (matched by the real rule set)", () => {
+  it("Emirates style 30m/30m: the first alert when the delay reaches 30, then each further 30", () => {
+    const d = new Driver(
+      ruleWith("{ kind: departure_time, delay_at_least: 30m, shift_at_least: 30m }"),
+    );
+    expect(delaysAlerted(d, [0, 25, 35, 50, 56, 66])).toEqual([35, 66]);
+    // Each tells the move from what the rule saw first, then from the last alert.
+    expect(d.sent.map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:25→11:35"],
+      ["publicEstimatedOffBlockTime 11:35→12:06"],
+    ]);
+    expect(d.sent[0]?.changes[0]).toMatchObject({ shiftMinutes: 10, delayMinutes: 35 });
+  });
+
+  it("passenger style 15m/15m: 16, 31, 47; back under 15 is not matched; back up is a move", () => {
+    const d = new Driver(
+      ruleWith("{ kind: departure_time, delay_at_least: 15m, shift_at_least: 15m }"),
+    );
+    expect(delaysAlerted(d, [0, 5, 12, 16, 20, 28, 31, 40, 47, 10, 20, 25])).toEqual([
+      16, 31, 47, 20,
+    ]);
+  });
+
+  it("in a group too, the first alert is measured from the schedule", () => {
+    const r = ruleWith("{ kind: departure_time, delay_at_least: 30m, shift_at_least: 30m }");
+    const d = new Driver({ ...r, groupWaitMs: 2 * MINUTE });
+    d.observe(T0, [time(25, 31, 1)]);
+    d.observe(T0 + MINUTE, [time(31, 33, 2)]);
+    expect(d.flush(T0 + 2 * MINUTE).map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:25→11:33"],
+    ]);
+  });
+
+  it("without delay_at_least the baseline stays the value before the first change seen", () => {
+    const d = new Driver(ruleWith("{ kind: departure_time, shift_at_least: 30m }"));
+    expect(delaysAlerted(d, [25, 35, 50, 56])).toEqual([56]);
   });
 });

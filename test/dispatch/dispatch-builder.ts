@@ -16,6 +16,7 @@ import {
 } from "../../src/dispatch/alert-decision.js";
 import type { ChangeSelector, Rule } from "../../src/rules/rule.js";
 import type { RuleMatch } from "../../src/rules/rule-match.js";
+import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { formatApiDateTime } from "../../src/time/local-time.js";
 
 export const MINUTE = 60_000;
@@ -126,6 +127,12 @@ export class Driver {
     const matches: RuleMatch[] = events.map((e) =>
       selector ? { rule: this.rule, event: e, selector } : { rule: this.rule, event: e },
     );
+    return this.keep(admitMatches(this.state, this.rule, matches, now));
+  }
+
+  /** Admits what the real matcher makes of the events for this rule (as the Dispatcher does). */
+  observe(now: number, events: ChangeEvent[]): Alert[] {
+    const matches = new RuleSet([this.rule], { zone: ZONE }).match(events, now);
     return this.keep(admitMatches(this.state, this.rule, matches, now));
   }
 
