@@ -29,8 +29,16 @@ describe("Dispatcher on a real Redis", () => {
       await t.redis.xadd(keys.outbox, "*", OUTBOX_FIELD, text);
     }
   };
-  const gate = (old: string, to: string, version: number) =>
-    changeEvent({ id: `gate-${to}-${version}`, old, new: to, current: { gate: to, pier: "D" } });
+  const gate = (old: string, to: string, version: number) => {
+    const event = changeEvent({
+      id: `gate-${to}-${version}`,
+      old,
+      new: to,
+      current: { gate: to, pier: "D" },
+    });
+    event.version = version;
+    return event;
+  };
 
   beforeEach(async () => {
     t = await testRedis("dispatcher");
@@ -121,27 +129,43 @@ describe("Dispatcher on a real Redis", () => {
     expect(await t.redis.exists(keys.alertState("grouped", "D:2026-11-21:KL601"))).toBe(0);
   });
 
-  it("lets two dispatchers share the outbox without deciding one change twice", async () => {
-    const second = new Dispatcher({
-      consumer: new OutboxConsumer({
+  it("lets two dispatchers share the outbox: each change decided once, the alerts chain to the last gate", async () => {
+    const reader = (name: string) =>
+      new OutboxConsumer({
         redis: t.redis.duplicate(),
         keys,
         group: DISPATCH_GROUP,
-        consumer: "c2",
+        consumer: name,
         blockMs: 10,
-      }),
+        count: 3,
+      });
+    const one = new Dispatcher({
+      consumer: reader("c1"),
+      store,
+      rules: () => rules,
+      now: () => now,
+    });
+    const two = new Dispatcher({
+      consumer: reader("c2"),
       store: new AlertStore<AlertState>(t.redis.duplicate(), keys),
       rules: () => rules,
       now: () => now,
     });
+    // One outbox entry per version, so the two share them and decide out of order.
     const versions = Array.from({ length: 30 }, (_, i) => i + 1);
     await commit(versions.map((v) => gate(`G${v - 1}`, `G${v}`, v)));
-    const results = await Promise.all([dispatcher.step(), second.step()]);
-    await Promise.all([dispatcher.step(), second.step()]);
-    const all = await store.readAlerts();
-    expect(results.flat().length).toBe(all.length);
-    const eventIds = all.flatMap((a) => a.changes.flatMap((c) => c.eventIds));
+    for (let round = 0; round < 12; round++) await Promise.all([one.step(), two.step()]);
+    const pending = (await t.redis.xpending(keys.outbox, DISPATCH_GROUP)) as [number];
+    expect(pending[0]).toBe(0);
+    const alerts = await store.readAlerts();
+    const eventIds = alerts.flatMap((a) => a.changes.flatMap((c) => c.eventIds));
     expect(new Set(eventIds).size).toBe(eventIds.length);
-    expect(eventIds.length).toBe(30);
+    let last = "G0";
+    for (const alert of alerts) {
+      const change = alert.changes[0];
+      expect(change?.old, "each alert starts where the one before ended").toBe(last);
+      last = String(change?.new);
+    }
+    expect(last).toBe("G30");
   });
 });
