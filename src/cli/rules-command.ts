@@ -26,16 +26,38 @@ import { EXIT } from "./exit-codes.js";
 /** Default rules directory when neither an argument nor FLIGHTWATCH_RULES gives one. */
 export const DEFAULT_RULES_DIR = "rules";
 
+/**
+ * Adds the variables of an env file (`NAME=value` lines) to the process environment;
+ * variables already set keep their values. For `${NAME}` in rule files.
+ */
+export function loadEnvFile(file: string | undefined): void {
+  if (file === undefined) return;
+  try {
+    process.loadEnvFile(file);
+  } catch (err) {
+    throw new ConfigError(
+      "--env-file",
+      `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
+  }
+}
+
 /** The rules directory: the argument, else FLIGHTWATCH_RULES, else `rules`. */
 export function rulesDir(arg: string | undefined, env: Record<string, string | undefined>): string {
   return arg ?? (env.FLIGHTWATCH_RULES?.trim() || DEFAULT_RULES_DIR);
 }
 
+/** Help of `--env-file`, shared by the commands that load rules. */
+export const ENV_FILE_HELP =
+  "read variables for ${NAME} in rule files from this file (NAME=value lines); set variables win";
+
 const EXAMPLES = `
 Examples:
-  $ flightwatch rules check
+  $ flightwatch rules check --env-file rules/demo.env
       validate every .yaml/.yml/.json file in rules/ (or FLIGHTWATCH_RULES); exit 1 on any problem
-  $ flightwatch watch --simulator | head -1 > change.json && flightwatch rules test --event change.json
+      (the example rules take their \${…} values from rules/demo.env)
+  $ flightwatch watch --simulator | head -1 > change.json
+  $ flightwatch rules test --env-file rules/demo.env --event change.json
       which rules does a real change match, and what would each channel receive?
   $ flightwatch rules test --before before.json --after after.json --now 2026-11-21T09:00
       the same for a flight record before and after (codeshare records may be given as a list)
@@ -44,6 +66,7 @@ Rule files reference environment variables as \${NAME}; set them before checking
 AIRPORT_TIMEZONE (default ${DEFAULT_AIRPORT_TIMEZONE}) places dates and --now. See docs/rules.md.`;
 
 interface TestFlags {
+  envFile?: string;
   event?: string;
   before?: string;
   after?: string;
@@ -61,7 +84,9 @@ export function registerRulesCommand(program: Command): void {
     .command("check")
     .description("validate rule files; print every problem with file, line and column")
     .argument("[dir]", "rules directory (default: FLIGHTWATCH_RULES or ./rules)")
-    .action(async (dir: string | undefined) => {
+    .option("--env-file <file>", ENV_FILE_HELP)
+    .action(async (dir: string | undefined, flags: { envFile?: string }) => {
+      loadEnvFile(flags.envFile);
       process.exitCode = await runRulesCheck(rulesDir(dir, process.env), process.env);
     });
   rules
@@ -81,7 +106,9 @@ export function registerRulesCommand(program: Command): void {
       "moment of matching, airport-local (2026-11-21T09:00) or ISO (default: now)",
     )
     .option("--json", "print the matches and alerts as JSON")
+    .option("--env-file <file>", ENV_FILE_HELP)
     .action(async (dir: string | undefined, flags: TestFlags) => {
+      loadEnvFile(flags.envFile);
       process.exitCode = await runRulesTest(rulesDir(dir, process.env), flags, process.env);
     });
 }
@@ -119,8 +146,12 @@ export async function runRulesTest(
   const load = await loadRuleDir(dir, { env, zone });
   if (load.problems.length > 0) {
     for (const problem of load.problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
-    process.stderr.write("fix the rule files first (flightwatch rules check)\n");
+    process.stderr.write(`the rules in ${dir} do not load; nothing was tested\n`);
     return EXIT.usage;
+  }
+  if (events.length === 0) {
+    process.stderr.write("no change: the records before and after hold the same values\n");
+    return EXIT.failure;
   }
   const ruleSet = new RuleSet(load.rules, { zone });
   const matches = ruleSet.match(events, now);

@@ -18,7 +18,7 @@ import { RuleWatcher } from "../rules/rule-watcher.js";
 import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
 import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-import { rulesDir } from "./rules-command.js";
+import { ENV_FILE_HELP, loadEnvFile, rulesDir } from "./rules-command.js";
 
 /** Flags of `watch` as commander hands them over. */
 export interface WatchFlags {
@@ -33,6 +33,7 @@ export interface WatchFlags {
   consumer?: string;
   poll?: boolean;
   quiet?: boolean;
+  envFile?: string;
   /** `--rules` alone is `true`: the default directory. */
   rules?: string | boolean;
 }
@@ -44,7 +45,7 @@ const EXAMPLES = `
 Examples:
   $ flightwatch watch --simulator
       watch the built-in simulator (no account needed); a change event per line
-  $ flightwatch watch --simulator --speed 10 --rules rules
+  $ flightwatch watch --simulator --speed 10 --rules --env-file rules/demo.env
       the example rules against the simulator: each alert and the channels it would go to
   $ flightwatch watch --simulator --speed 60 --interval 2s | jq -c '{flight: .flight.flightNames[0], kind, old, new}'
       an hour of airport per minute, condensed with jq
@@ -98,10 +99,12 @@ export function registerWatchCommand(program: Command): void {
       "--rules [dir]",
       "match changes against the rule files in dir (default: FLIGHTWATCH_RULES or ./rules) and print the alerts instead of the events",
     )
+    .option("--env-file <file>", ENV_FILE_HELP)
     .option("--no-poll", "only print events; polling is left to other processes")
     .option("--quiet", "no poll summaries on stderr")
     .addHelpText("after", EXAMPLES)
     .action(async (flags: WatchFlags) => {
+      loadEnvFile(flags.envFile);
       await runWatchCommand(flags, process.env);
     });
 }
@@ -150,6 +153,11 @@ export async function runWatchCommand(
   const stopSignal = new Promise<string>((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
+    // The reader went away (`| head -1`): stop as on a signal; what was not printed
+    // stays unacknowledged for the next run.
+    process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EPIPE") resolve("EPIPE");
+    });
   });
   const zone = client.airportTimezone ?? DEFAULT_AIRPORT_TIMEZONE;
   let rules: RuleWatcher<RuleSet> | undefined;
@@ -220,7 +228,7 @@ async function startRuleWatcher(
     onProblems: (problems) => {
       for (const problem of problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
       process.stderr.write(
-        `flightwatch: rules in ${dir} not reloaded (${problems.length} problem${problems.length === 1 ? "" : "s"}); the last good set stays live\n`,
+        `flightwatch: rule files in ${dir}/ not reloaded (${problems.length} problem${problems.length === 1 ? "" : "s"}); the last good set stays live\n`,
       );
     },
   });
@@ -231,7 +239,9 @@ async function startRuleWatcher(
  * JSON object per line (the alert plus its channels) when piped.
  */
 export function alertLine(alert: Alert, ruleSet: RuleSet, zone: string): string {
-  const channels = (ruleSet.get(alert.ruleId)?.channels ?? []).map((c) => `${c.type}:${c.name}`);
+  const channels = (ruleSet.get(alert.ruleId)?.channels ?? []).map((c) =>
+    c.name === c.type ? c.type : `${c.type}:${c.name}`,
+  );
   if (!process.stdout.isTTY) return `${JSON.stringify({ ...alert, channels })}\n`;
   const at = toLocalDateTime(alert.decidedAt, zone).slice(11, 19);
   return `${at} ${alert.ruleId} → ${channels.join(", ") || "(rule gone)"}: ${describeAlert(alert, zone)}\n`;
@@ -239,8 +249,24 @@ export function alertLine(alert: Alert, ruleSet: RuleSet, zone: string): string 
 
 /** Writes to stdout, waiting when the pipe is full (an event is acknowledged after). */
 function writeLine(line: string): Promise<void> | undefined {
-  if (process.stdout.write(line)) return undefined;
-  return new Promise((resolve) => process.stdout.once("drain", () => resolve()));
+  const out = process.stdout;
+  // Closed (the reader went away): fail, so the item is not acknowledged as printed.
+  if (out.destroyed || !out.writable) return Promise.reject(new Error("stdout is closed"));
+  if (out.write(line)) return undefined;
+  return new Promise((resolve, reject) => {
+    const settle = (err?: Error) => {
+      out.off("drain", onDrain);
+      out.off("error", settle);
+      out.off("close", onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = () => settle();
+    const onClose = () => settle(new Error("stdout is closed"));
+    out.once("drain", onDrain);
+    out.once("error", settle);
+    out.once("close", onClose);
+  });
 }
 
 /** One line about a poll, for stderr. */

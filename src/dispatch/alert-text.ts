@@ -88,17 +88,37 @@ function changeText(change: AlertChange, zone: string): string {
   if (change.kind === "time") {
     const label = TIME_NAMES[change.field] ?? change.field;
     const to = timeText(change.new, zone);
-    const delay =
-      change.delayMinutes !== undefined && change.delayMinutes !== 0
-        ? ` (${change.delayMinutes > 0 ? "+" : ""}${change.delayMinutes} min)`
-        : "";
+    const note = timeNote(change);
     return change.old === undefined
-      ? `${label} ${to}${delay}`
-      : `${label} ${timeText(change.old, zone)} → ${to}${delay}`;
+      ? `${label} ${to}${note}`
+      : `${label} ${timeText(change.old, zone)} → ${to}${note}`;
   }
   const label = FIELD_NAMES[change.field] ?? change.field;
   const to = valueText(change.new);
   return change.old === undefined ? `${label} ${to}` : `${label} ${valueText(change.old)} → ${to}`;
+}
+
+/** Off-block and landing times: measured against the schedule, which they refer to. */
+const SCHEDULE_TIMES = new Set([
+  "publicEstimatedOffBlockTime",
+  "actualOffBlockTime",
+  "estimatedLandingTime",
+  "actualLandingTime",
+]);
+
+/**
+ * ` (25 min late)` for departure and landing times; ` (33 min later)` for the others
+ * (boarding, gate times, belt), whose distance from the schedule means nothing to people.
+ */
+function timeNote(change: AlertChange): string {
+  if (SCHEDULE_TIMES.has(change.field)) {
+    const d = change.delayMinutes;
+    if (d === undefined || d === 0) return d === 0 ? " (on time)" : "";
+    return d > 0 ? ` (${d} min late)` : ` (${-d} min early)`;
+  }
+  const s = change.shiftMinutes;
+  if (s === undefined || s === 0) return "";
+  return s > 0 ? ` (${s} min later)` : ` (${-s} min earlier)`;
 }
 
 /** The whole alert on one line: flight, then each change. */

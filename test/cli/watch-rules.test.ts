@@ -41,7 +41,7 @@ describe("flightwatch watch --rules", () => {
       const first = alerts()[0] as Printed;
       expect(first.ruleId).toBe("everything");
       expect(first.labels).toEqual({ who: "test" });
-      expect(first.channels).toEqual(["console:console", "webhook:webhook"]);
+      expect(first.channels).toEqual(["console", "webhook"]);
       expect(first.changes.length).toBeGreaterThan(0);
       expect(proc.stderr()).toContain("1 rule live from 1 file");
 

@@ -60,7 +60,20 @@ describe("alert text", () => {
         }),
         ZONE,
       ),
-    ).toBe("estimated departure 10:25 → 10:50 (+25 min)");
+    ).toBe("estimated departure 10:25 → 10:50 (25 min late)");
+    expect(
+      describeChange(
+        change({
+          kind: "time",
+          field: "expectedTimeBoarding",
+          old: "2026-11-21T09:45:00.000+01:00",
+          new: "2026-11-21T10:18:00.000+01:00",
+          shiftMinutes: 33,
+          delayMinutes: -7,
+        }),
+        ZONE,
+      ),
+    ).toBe("boarding 09:45 → 10:18 (33 min later)");
     expect(
       describeChange(change({ kind: "belt", field: "baggageClaim", new: ["11", "12"] }), ZONE),
     ).toBe("belt 11, 12");

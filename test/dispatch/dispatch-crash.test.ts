@@ -134,7 +134,8 @@ describe("flightwatch watch --rules under SIGKILL", () => {
         expect(gate).toBe(finalGate.get(flight.id));
       }
     }
-    expect(alerts.filter((a) => a.ruleId === "grouped-gate").length).toBeLessThan(
+    // Grouping can only merge: never more alerts than changes.
+    expect(alerts.filter((a) => a.ruleId === "grouped-gate").length).toBeLessThanOrEqual(
       alerts.filter((a) => a.ruleId === "each-gate").length,
     );
     // Every alert printed; a repeat only from a kill between print and acknowledgement.
