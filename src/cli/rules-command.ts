@@ -215,13 +215,13 @@ function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
     byRule.set(key, outcome);
   }
   for (const outcome of byRule.values()) {
-    const admitted = admitMatches(undefined, outcome.rule, outcome.matches, now);
-    let alert = admitted.alerts[0];
-    // A group that waits is shown as it would go out when its wait is over.
-    if (!alert && admitted.dueAt !== undefined) {
-      alert = flushDue(admitted.state, outcome.rule, admitted.dueAt).alerts[0];
+    let decision = admitMatches(undefined, outcome.rule, outcome.matches, now);
+    // A group that waits (group_wait, held flaps) is shown as it goes out when due.
+    for (let step = 0; decision.alerts.length === 0 && decision.dueAt !== undefined; step++) {
+      if (step === 10) break;
+      decision = flushDue(decision.state, outcome.rule, decision.dueAt);
     }
-    outcome.alert = alert;
+    outcome.alert = decision.alerts[0];
   }
   return [...byRule.values()];
 }
