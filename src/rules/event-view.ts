@@ -3,7 +3,12 @@
  * (normalised flight numbers, kind bit, best known time, airline designator) worked
  * out once per event instead of once per rule, and only when some rule asks.
  */
-import { CHANGE_KINDS, type ChangeEvent, type ChangeKind } from "../diff/change.js";
+import {
+  CHANGE_KINDS,
+  type ChangeEvent,
+  type ChangeKind,
+  type ChangeValue,
+} from "../diff/change.js";
 import { airlineDesignator, normaliseFlightNumber } from "./flight-number.js";
 import type { MatchContext } from "./match-context.js";
 
@@ -73,6 +78,18 @@ export class CheckMemo {
   }
 }
 
+/** The change kinds that move a flight: their old value still counts for the flight filter. */
+export type LocationKind = "gate" | "pier" | "terminal";
+
+/**
+ * Whether the event moves its flight: a gate, pier or terminal `changed` (an assignment
+ * has no value before, and a value the upstream stops giving is no change at all).
+ */
+export function isMove(event: ChangeEvent): boolean {
+  const { kind } = event;
+  return (kind === "gate" || kind === "pier" || kind === "terminal") && event.action === "changed";
+}
+
 /** Per-event facts for the predicates; lazily computed, so unasked facts cost nothing. */
 export class EventView {
   readonly event: ChangeEvent;
@@ -83,6 +100,11 @@ export class EventView {
   readonly kindBit: number;
   /** Shared check results for this event; the view starts a new round in it. */
   readonly memo: CheckMemo;
+  /**
+   * Moves (see `isMove`) of the event's flight in the batch being matched, any version:
+   * `movedFrom` keeps those of the event's own observation. Undefined when there are none.
+   */
+  readonly moves: readonly ChangeEvent[] | undefined;
   private namesCache: readonly string[] | undefined = undefined;
   private bestTime: number | undefined = undefined;
   private bestTimeKnown = false;
@@ -90,13 +112,15 @@ export class EventView {
 
   /**
    * `names` may be given when the caller knows them (the previous event's, for the same
-   * `flightNames` array): normalising costs more than the rest of a view.
+   * `flightNames` array): normalising costs more than the rest of a view. `moves` are
+   * the batch's moves of the event's flight (same `flight.key`; see `moves`).
    */
   constructor(
     event: ChangeEvent,
     context: MatchContext,
     memo: CheckMemo,
     names?: readonly string[],
+    moves?: readonly ChangeEvent[],
   ) {
     this.event = event;
     this.context = context;
@@ -104,7 +128,26 @@ export class EventView {
     this.kindBit = 1 << this.kindIndex;
     this.memo = memo;
     this.namesCache = names;
+    this.moves = moves;
     memo.next();
+  }
+
+  /**
+   * Whether a `kind` move of this event's observation (same flight and version: what one
+   * poll saw, the event itself included) left a value `held` accepts. A gate change
+   * D7 → E9 comes with a pier change D → E: both events are news for a pier D rule.
+   */
+  movedFrom(kind: LocationKind, held: (old: ChangeValue | undefined) => boolean): boolean {
+    const moves = this.moves;
+    if (moves === undefined) return false;
+    const version = this.event.version;
+    for (let i = 0; i < moves.length; i++) {
+      const move = moves[i] as ChangeEvent;
+      if (move.kind === kind && move.version === version && held(move.old)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The flight's numbers, normalised (`KL0601` → `KL601`) and unique; unshaped names left out. */

@@ -1,9 +1,12 @@
 /**
  * A rule's flight filter compiled to one predicate over an `EventView`: each criterion
  * the rule gives becomes a small closure over precomputed sets, and criteria the rule
- * leaves out cost nothing. Semantics are docs/rules.md, "Flight filter".
+ * leaves out cost nothing. Semantics are docs/rules.md, "Flight filter": the gate, pier
+ * and terminal criteria hold for the value after the change, or for the value before
+ * a move seen in the same observation (`EventView.movedFrom`); `not` negates the nested
+ * filter as it is, so `not: { pier: D }` also excludes a flight leaving pier D.
  */
-
+import type { ChangeValue } from "../diff/change.js";
 import type { EventView } from "./event-view.js";
 import { normaliseFlightNumber } from "./flight-number.js";
 import type { MatchContext } from "./match-context.js";
@@ -37,20 +40,22 @@ export function compileFlightFilter(filter: FlightFilter): FlightTest {
   }
   if (filter.terminals) {
     const terminals = new Set(filter.terminals);
+    const left = (old: ChangeValue | undefined): boolean =>
+      typeof old === "number" && terminals.has(old);
     tests.push((view) => {
-      const { event } = view;
-      const now = event.current?.terminal;
+      const now = view.event.current?.terminal;
       if (now !== undefined && terminals.has(now)) return true;
-      return event.kind === "terminal" && typeof event.old === "number" && terminals.has(event.old);
+      return view.movedFrom("terminal", left);
     });
   }
   if (filter.piers) {
     const piers = new Set(filter.piers.map(upper));
+    const left = (old: ChangeValue | undefined): boolean =>
+      typeof old === "string" && piers.has(upper(old));
     tests.push((view) => {
-      const { event } = view;
-      const now = event.current?.pier;
+      const now = view.event.current?.pier;
       if (now !== undefined && piers.has(now.toUpperCase())) return true;
-      return event.kind === "pier" && typeof event.old === "string" && piers.has(upper(event.old));
+      return view.movedFrom("pier", left);
     });
   }
   if (filter.gates) tests.push(gatesTest(filter.gates));
@@ -145,11 +150,11 @@ function gatesTest(gates: readonly string[]): FlightTest {
     for (const prefix of prefixes) if (name.startsWith(prefix)) return true;
     return false;
   };
+  const left = (old: ChangeValue | undefined): boolean => typeof old === "string" && holds(old);
   return (view) => {
-    const { event } = view;
-    const now = event.current?.gate;
+    const now = view.event.current?.gate;
     if (now !== undefined && holds(now)) return true;
-    return event.kind === "gate" && typeof event.old === "string" && holds(event.old);
+    return view.movedFrom("gate", left);
   };
 }
 

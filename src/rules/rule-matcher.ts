@@ -2,11 +2,14 @@
  * Rule matching: which rules select which change events. Pure — a function of the
  * rules, the events and `now` — and indexed (see `RuleIndex`), so 100,000 passenger
  * rules cost little more per event than 100. Semantics: docs/rules.md, "How matching works".
+ * The events of one observation (same flight key and version: one outbox entry) are
+ * matched together in one respect: a gate, pier or terminal move among them lets the
+ * location criteria of every one of them hold for the value the flight left.
  */
 import type { ChangeEvent } from "../diff/change.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { type CompiledRule, RuleCompiler } from "./compiled-rule.js";
-import { CheckMemo, EventView, normalisedNames } from "./event-view.js";
+import { CheckMemo, EventView, isMove, normalisedNames } from "./event-view.js";
 import { MatchContext } from "./match-context.js";
 import type { Rule } from "./rule.js";
 import { RuleIndex } from "./rule-index.js";
@@ -53,16 +56,23 @@ export class RuleSet {
     const matches: RuleMatch[] = [];
     const candidates = this.candidates;
     const positions = this.positions;
+    const moves = movesByFlight(events);
     // Events of one flight come in a row and share their `flightNames` array.
     let lastFlightNames: readonly string[] | undefined;
     let lastNames: readonly string[] = [];
+    let lastKey: string | undefined;
+    let lastMoves: readonly ChangeEvent[] | undefined;
     for (const event of events) {
       const flightNames = event.flight.flightNames;
       if (flightNames !== lastFlightNames) {
         lastFlightNames = flightNames;
         lastNames = normalisedNames(flightNames);
       }
-      const view = new EventView(event, context, this.memo, lastNames);
+      if (moves !== undefined && event.flight.key !== lastKey) {
+        lastKey = event.flight.key;
+        lastMoves = moves.get(lastKey);
+      }
+      const view = new EventView(event, context, this.memo, lastNames, lastMoves);
       const ordered = this.index.candidates(view, candidates);
       const first = matches.length;
       positions.length = 0;
@@ -77,6 +87,26 @@ export class RuleSet {
     }
     return matches;
   }
+}
+
+/**
+ * The moves (see `isMove`) among the events, by flight key; undefined when there are
+ * none, as in most batches. Keyed by flight, not by position: an observation's events
+ * come in a row from the outbox, but a batch put together otherwise (`rules test
+ * --event`) need not keep them so. The view keeps the moves of its own version.
+ */
+function movesByFlight(events: readonly ChangeEvent[]): Map<string, ChangeEvent[]> | undefined {
+  let moves: Map<string, ChangeEvent[]> | undefined;
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i] as ChangeEvent;
+    if (!isMove(event)) continue;
+    moves ??= new Map();
+    const key = event.flight.key;
+    const list = moves.get(key);
+    if (list === undefined) moves.set(key, [event]);
+    else list.push(event);
+  }
+  return moves;
 }
 
 /**

@@ -13,13 +13,18 @@ export interface EventParts extends Partial<Change> {
   flight?: Partial<FlightIdentity>;
   current?: SnapshotFields | null;
   id?: string;
+  /** The observation's `lastUpdatedAt`; default `VERSION`. */
+  version?: number;
 }
+
+/** The default version: events of the default flight are one observation unless told otherwise. */
+export const VERSION = SCHEDULED - 3_600_000;
 
 let counter = 0;
 
 /** A change event of the default flight with the given overrides. */
 export function changeEvent(parts: EventParts = {}): ChangeEvent {
-  const { flight, current, id, ...change } = parts;
+  const { flight, current, id, version, ...change } = parts;
   const identity: FlightIdentity = {
     key: "D:2026-11-21:KL601",
     id: "100000000000000001",
@@ -42,7 +47,7 @@ export function changeEvent(parts: EventParts = {}): ChangeEvent {
     new: "D7",
     ...change,
     flight: identity,
-    version: SCHEDULED - 3_600_000,
+    version: version ?? VERSION,
   };
   if (current !== null) {
     event.current = current ?? {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { ChangeEvent, ChangeKind } from "../../src/diff/change.js";
 import type { FlightFilter } from "../../src/rules/rule.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
-import { changeEvent, type EventParts, SCHEDULED } from "./event-builder.js";
+import { changeEvent, type EventParts, SCHEDULED, VERSION } from "./event-builder.js";
 import { rule } from "./rule-builder.js";
 
 const NOW = SCHEDULED - 2 * 3_600_000;
@@ -12,6 +13,18 @@ function holds(filter: FlightFilter, parts: EventParts = {}, now = NOW): boolean
   return (
     new RuleSet([rule("r", { flights: filter })]).match([changeEvent(parts)], now).length === 1
   );
+}
+
+/** Ids of the events a rule with this flight filter (and these change kinds) selects in one batch. */
+function selected(
+  filter: FlightFilter,
+  events: readonly ChangeEvent[],
+  changes?: ChangeKind[],
+): string[] {
+  const set = new RuleSet([
+    rule("r", changes ? { flights: filter, changes } : { flights: filter }),
+  ]);
+  return set.match(events, NOW).map((m) => m.event.id);
 }
 
 describe("flight filter", () => {
@@ -154,6 +167,110 @@ describe("flight filter", () => {
       expect(holds({ gates: ["E2"] }, { kind: "gate", old: "E2", current: { pier: "D" } })).toBe(
         true,
       );
+    });
+  });
+
+  describe("a move seen in the same observation (same flight and version)", () => {
+    // One poll sees KL601 move from gate D7 at pier D, terminal 1 to gate E9 at pier E, terminal 2.
+    const after = { gate: "E9", pier: "E", terminal: 2, serviceType: "J", route: ["WAW"] };
+    const gate = (parts: EventParts = {}) =>
+      changeEvent({ id: "gate", old: "D7", new: "E9", current: after, ...parts });
+    const pier = (parts: EventParts = {}) =>
+      changeEvent({
+        id: "pier",
+        kind: "pier",
+        field: "pier",
+        old: "D",
+        new: "E",
+        current: after,
+        ...parts,
+      });
+    const terminal = (parts: EventParts = {}) =>
+      changeEvent({
+        id: "terminal",
+        kind: "terminal",
+        field: "terminal",
+        old: 1,
+        new: 2,
+        current: after,
+        ...parts,
+      });
+
+    it("a gate change that comes with a pier change is news for the pier it left", () => {
+      expect(selected({ piers: ["D"] }, [gate(), pier()], ["gate"])).toEqual(["gate"]);
+      expect(selected({ piers: ["D"] }, [gate(), pier()])).toEqual(["gate", "pier"]);
+      // The other way round: the pier change is news for the gate it left.
+      expect(selected({ gates: ["D*"] }, [gate(), pier()], ["pier"])).toEqual(["pier"]);
+      // Alone, the gate change no longer says the flight was at pier D.
+      expect(selected({ piers: ["D"] }, [gate()], ["gate"])).toEqual([]);
+      // The pier it moved to holds as before; a pier it never was at does not.
+      expect(selected({ piers: ["E"] }, [gate(), pier()], ["gate"])).toEqual(["gate"]);
+      expect(selected({ piers: ["F"] }, [gate(), pier()])).toEqual([]);
+    });
+
+    it("a terminal move counts for every change seen with it", () => {
+      const moved = [gate(), pier(), terminal()];
+      expect(selected({ terminals: [1] }, moved, ["gate"])).toEqual(["gate"]);
+      expect(selected({ terminals: [1] }, moved)).toEqual(["gate", "pier", "terminal"]);
+      const state = changeEvent({
+        id: "state",
+        kind: "state",
+        field: "publicFlightState",
+        action: "added",
+        state: "GCH",
+        current: after,
+      });
+      expect(selected({ terminals: [1] }, [state, terminal()], ["state"])).toEqual(["state"]);
+      expect(selected({ terminals: [3] }, moved)).toEqual([]);
+      // Every criterion still holds only for its own field's move.
+      expect(selected({ terminals: [1], piers: ["D"] }, [gate(), terminal()], ["gate"])).toEqual(
+        [],
+      );
+      expect(selected({ terminals: [1], piers: ["D"] }, moved, ["gate"])).toEqual(["gate"]);
+    });
+
+    it("does not reach the events of another observation", () => {
+      // The same flight seen a minute later (another outbox entry) with its gate changed again.
+      const later = gate({ id: "later", old: "E9", new: "E2", version: VERSION + 60_000 });
+      expect(selected({ piers: ["D"] }, [pier(), later], ["gate"])).toEqual([]);
+      // Another flight with a move in the same batch, at the same version.
+      const other = gate({
+        id: "other",
+        flight: { key: "D:2026-11-21:AF1", flightNames: ["AF1"] },
+      });
+      expect(selected({ piers: ["D"] }, [pier(), other], ["gate"])).toEqual([]);
+      expect(selected({ piers: ["D"] }, [pier(), other, gate()], ["gate"])).toEqual(["gate"]);
+    });
+
+    it("finds the observation's moves wherever they are in the batch", () => {
+      const other = changeEvent({
+        id: "other",
+        kind: "belt",
+        field: "baggageClaim",
+        flight: { key: "A:2026-11-21:AF1" },
+      });
+      expect(selected({ piers: ["D"] }, [gate(), other, pier()], ["gate"])).toEqual(["gate"]);
+      expect(selected({ piers: ["D"] }, [pier(), other, gate()], ["gate"])).toEqual(["gate"]);
+    });
+
+    it("only a change gives a value before: an assignment has none", () => {
+      const assigned = pier({ action: "assigned", old: undefined });
+      expect(selected({ piers: ["D"] }, [gate(), assigned], ["gate"])).toEqual([]);
+      // A change of another field whose old value looks like a pier is no pier move.
+      const belt = changeEvent({
+        id: "belt",
+        kind: "belt",
+        field: "baggageClaim",
+        old: "D",
+        current: after,
+      });
+      expect(selected({ piers: ["D"] }, [gate(), belt], ["gate"])).toEqual([]);
+    });
+
+    it("not: a flight leaving pier D still is a pier D flight, so not: { pier: D } excludes it", () => {
+      expect(selected({ not: { piers: ["D"] } }, [gate(), pier()])).toEqual([]);
+      expect(selected({ not: { piers: ["D"] } }, [gate()])).toEqual(["gate"]);
+      expect(selected({ piers: ["E"], not: { gates: ["D7"] } }, [gate(), pier()])).toEqual([]);
     });
   });
 

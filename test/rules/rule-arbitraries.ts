@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { CHANGE_KINDS, type ChangeAction, type ChangeEvent } from "../../src/diff/change.js";
 import type { SnapshotFields } from "../../src/diff/flight-snapshot.js";
 import type { ChangeSelector, FlightFilter, Rule, TimeBound } from "../../src/rules/rule.js";
-import { changeEvent, SCHEDULED } from "./event-builder.js";
+import { changeEvent, SCHEDULED, VERSION } from "./event-builder.js";
 import { rule } from "./rule-builder.js";
 
 const DESIGNATORS = ["KL", "DL", "AF", "U2", "KLM"];
@@ -23,6 +23,12 @@ const FIELDS = [
   "publicFlightState",
 ];
 const ACTIONS: ChangeAction[] = ["assigned", "changed", "added", "withdrawn", "removed"];
+/**
+ * Two flights seen at two versions: a batch mixes events of one observation (same key
+ * and version) with those of others, in any order.
+ */
+const KEYS = ["D:2026-11-21:KL601", "A:2026-11-21:AF1"];
+const VERSIONS = [VERSION, VERSION + 60_000];
 export const HOUR = 3_600_000;
 
 /** A flight number in one of the spellings users and the upstream write. */
@@ -135,11 +141,22 @@ const fields: fc.Arbitrary<SnapshotFields> = fc.record(
 export const eventArb = (id: string): fc.Arbitrary<ChangeEvent> =>
   fc
     .record({
-      kind: fc.constantFrom(...CHANGE_KINDS),
+      // Moves (gate, pier, terminal changed) often enough that observations have some.
+      kind: fc.oneof(
+        fc.constantFrom(...CHANGE_KINDS),
+        fc.constantFrom("gate" as const, "pier" as const, "terminal" as const),
+      ),
       field: fc.constantFrom(...FIELDS),
-      action: fc.constantFrom(...ACTIONS),
+      action: fc.oneof(fc.constantFrom(...ACTIONS), fc.constant<ChangeAction>("changed")),
+      key: fc.constantFrom(...KEYS),
+      version: fc.constantFrom(...VERSIONS),
       state: maybe(fc.constantFrom(...STATES)),
       old: maybe(fc.constantFrom<string | number>(...GATES, ...PIERS, 1, 2, 3)),
+      // Mostly an old value of the event's own kind, so a move can satisfy a criterion.
+      fitting: fc.boolean(),
+      oldGate: fc.constantFrom(...GATES),
+      oldPier: fc.constantFrom(...PIERS),
+      oldTerminal: fc.constantFrom(1, 2, 3),
       delayMinutes: maybe(fc.integer({ min: -20, max: 60 })),
       names: fc.array(spelledNumber, { minLength: 1, maxLength: 4 }),
       mainFlight: fc.constantFrom("KL0601", "DL9341", "KLM601", "???"),
@@ -157,9 +174,19 @@ export const eventArb = (id: string): fc.Arbitrary<ChangeEvent> =>
         field: e.field,
         action: e.action,
         state: e.state,
-        old: e.old,
+        old: !e.fitting
+          ? e.old
+          : e.kind === "gate"
+            ? e.oldGate
+            : e.kind === "pier"
+              ? e.oldPier
+              : e.kind === "terminal"
+                ? e.oldTerminal
+                : e.old,
         delayMinutes: e.delayMinutes,
+        version: e.version,
         flight: {
+          key: e.key,
           flightNames: e.names,
           mainFlight: e.mainFlight,
           direction: e.direction,

@@ -13,9 +13,9 @@ import { rule, select } from "./rule-builder.js";
 
 const NOW = SCHEDULED - 3_600_000;
 
-/** `rule id @ event id` per match, for readable comparisons. */
-const pairs = (matches: readonly RuleMatch[]): string[] =>
-  matches.map((m) => `${m.rule.id}@${m.event.id}`);
+/** `rule id @ event id`, for readable comparisons. */
+const pair = (m: RuleMatch): string => `${m.rule.id}@${m.event.id}`;
+const pairs = (matches: readonly RuleMatch[]): string[] => matches.map(pair);
 
 describe("RuleSet", () => {
   it("keeps the rules in order and finds them by id", () => {
@@ -105,23 +105,46 @@ describe("RuleSet", () => {
 });
 
 /**
+ * The moves of the event's observation, found by scanning the whole batch: every
+ * gate, pier or terminal `changed` of the same flight key and version.
+ * `siblings: false` gives the event's own move only (the matching before observations).
+ */
+function observationMoves(
+  event: ChangeEvent,
+  events: readonly ChangeEvent[],
+  siblings: boolean,
+): ChangeEvent[] {
+  return (siblings ? events : [event]).filter(
+    (other) =>
+      other.flight.key === event.flight.key &&
+      other.version === event.version &&
+      ["gate", "pier", "terminal"].includes(other.kind) &&
+      other.action === "changed",
+  );
+}
+
+/**
  * Every rule against every event with the same predicates, but no index, no names
- * carried from one event to the next, and no check shared between rules: each rule is
- * compiled on its own and gets a fresh memo per event.
+ * carried from one event to the next, no moves grouped ahead, and no check shared
+ * between rules: each rule is compiled on its own and gets a fresh memo per event.
  */
 function naiveMatch(
   rules: readonly Rule[],
   events: readonly ChangeEvent[],
   now: number,
+  siblings = true,
 ): RuleMatch[] {
   const compiled = rules.map((r) => new RuleCompiler().compile(r));
   const out: RuleMatch[] = [];
   for (const event of events) {
+    const moves = observationMoves(event, events, siblings);
     for (const c of compiled) {
       const view = new EventView(
         event,
         new MatchContext(now, "Europe/Amsterdam"),
         new CheckMemo(2),
+        undefined,
+        moves,
       );
       const found = c.match(view);
       if (found) out.push(found);
@@ -149,12 +172,17 @@ describe("RuleSet index", () => {
       );
     let matched = 0;
     let keyed = 0;
+    let bySibling = 0;
     fc.assert(
       fc.property(input, ({ rules, events, now }) => {
         const indexed = new RuleSet(rules).match(events, now);
         const naive = naiveMatch(rules, events, now);
         matched += naive.length;
         keyed += naive.filter((m) => m.rule.flights.flights).length;
+        const alone = new Set(naiveMatch(rules, events, now, false).map(pair));
+        const together = new Set(naive.map(pair));
+        for (const p of together) if (!alone.has(p)) bySibling++;
+        for (const p of alone) if (!together.has(p)) bySibling++;
         expect(indexed.map((m) => [m.rule, m.event, m.selector])).toEqual(
           naive.map((m) => [m.rule, m.event, m.selector]),
         );
@@ -169,5 +197,7 @@ describe("RuleSet index", () => {
     // The generators must produce matches of both index paths, or the property proves nothing.
     expect(matched).toBeGreaterThan(3000);
     expect(keyed).toBeGreaterThan(300);
+    // …and matches won or lost through another event's move of the same observation.
+    expect(bySibling).toBeGreaterThan(100);
   });
 });
