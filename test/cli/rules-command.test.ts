@@ -23,6 +23,10 @@ rules:
     flights: { pier: E }
     changes: [gate]
     channels: [{ type: console }]
+  - id: pier-d
+    flights: { pier: D }
+    changes: [gate]
+    channels: [{ type: console }]
   - id: belts
     changes: [belt]
     channels: [{ type: console }]
@@ -72,7 +76,7 @@ describe("flightwatch rules", () => {
   it("check: exit 0 and a summary for valid files", async () => {
     const proc = spawnCli(["rules", "check", rules]);
     expect(await proc.exited).toBe(0);
-    expect(proc.stdout()).toContain("3 rules in 1 file");
+    expect(proc.stdout()).toContain("4 rules in 1 file");
   }, 20_000);
 
   it("check: exit 1 with every problem on its own line, positioned, with a hint", async () => {
@@ -107,14 +111,15 @@ describe("flightwatch rules", () => {
     expect(await proc.exited).toBe(0);
     const out = proc.stdout();
     expect(out).toContain("✓ anna-kl1001");
-    // Pier E matches: the flight moved to pier E with its gate.
+    // Both piers match the gate change: the flight moved from pier D to E with its gate.
     expect(out).toContain("✓ pier-e");
+    expect(out).toContain("✓ pier-d");
     expect(out).not.toContain("✓ belts");
     expect(out).toContain("email → anna@example.com");
     expect(out).toContain("slack → slack https://hooks.slack.com/…");
     expect(out).not.toContain("secret-part");
     expect(out).toContain("KL1001 to WAW, departs Sat 21 Nov 10:25: gate D7 → E9");
-    expect(out).toContain("2 of 3 rules match; nothing was sent");
+    expect(out).toContain("3 of 4 rules match; nothing was sent");
   }, 20_000);
 
   it("test: outside the lead time the passenger rule does not match; exit 1 when nothing does", async () => {
