@@ -129,8 +129,8 @@ describe("flightwatch rules", () => {
     expect(early.stdout()).toContain("✓ pier-e");
 
     const events = eventsOfPair(
-      [record("D7", "2026-11-21T08:00:00.000+01:00")],
-      [record("D8", "2026-11-21T08:05:00.000+01:00")],
+      [record("F7", "2026-11-21T08:00:00.000+01:00")],
+      [record("F8", "2026-11-21T08:05:00.000+01:00")],
       ZONE,
     );
     await writeFile(join(dir, "event.json"), events.map((e) => JSON.stringify(e)).join("\n"));
@@ -149,7 +149,7 @@ describe("flightwatch rules", () => {
     expect(json.matches).toEqual([]);
     // Events as the detector writes them: the flight's identity, its fields apart.
     expect(Object.keys(json.events[0].flight)).not.toContain("fields");
-    expect(json.events[0].current.gate).toBe("D8");
+    expect(json.events[0].current.gate).toBe("F8");
   }, 20_000);
 
   it("test: names a bad flag value", async () => {
