@@ -49,7 +49,7 @@ export function rulesDir(arg: string | undefined, env: Record<string, string | u
 
 /** Help of `--env-file`, shared by the commands that load rules. */
 export const ENV_FILE_HELP =
-  "read variables for ${NAME} in rule files from this file (NAME=value lines); set variables win";
+  "read the variables that rule files use from this file (NAME=value lines); variables already set win";
 
 const EXAMPLES = `
 Examples:
