@@ -15,6 +15,7 @@ import type { Alert } from "../dispatch/alert.js";
 import { admitMatches, flushDue } from "../dispatch/alert-decision.js";
 import { renderTemplate } from "../dispatch/alert-template.js";
 import { describeAlert, describeChange } from "../dispatch/alert-text.js";
+import { groupByTarget } from "../dispatch/dispatcher.js";
 import { ConfigError, formatRuleProblem } from "../errors.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
 import { loadRuleDir } from "../rules/rule-loader.js";
@@ -207,23 +208,15 @@ interface Outcome {
 
 /** The alert each matching rule would decide with no memory of earlier alerts. */
 function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
-  const byRule = new Map<string, Outcome>();
-  for (const match of matches) {
-    const key = `${match.rule.id} ${match.event.flight.key}`;
-    const outcome = byRule.get(key) ?? { rule: match.rule, matches: [], alert: undefined };
-    outcome.matches.push(match);
-    byRule.set(key, outcome);
-  }
-  for (const outcome of byRule.values()) {
-    let decision = admitMatches(undefined, outcome.rule, outcome.matches, now);
+  return groupByTarget(matches).map(({ rule, matches: mine }) => {
+    let decision = admitMatches(undefined, rule, mine, now);
     // A group that waits (group_wait, held flaps) is shown as it goes out when due.
     for (let step = 0; decision.alerts.length === 0 && decision.dueAt !== undefined; step++) {
       if (step === 10) break;
-      decision = flushDue(decision.state, outcome.rule, decision.dueAt);
+      decision = flushDue(decision.state, rule, decision.dueAt);
     }
-    outcome.alert = decision.alerts[0];
-  }
-  return [...byRule.values()];
+    return { rule, matches: mine, alert: decision.alerts[0] };
+  });
 }
 
 /** Default email subject (delivery uses the same). */

@@ -99,14 +99,14 @@ export class Dispatcher {
 }
 
 /** The matches of one rule about one flight. */
-interface MatchGroup {
+export interface MatchGroup {
   target: AlertTarget;
   rule: Rule;
   matches: RuleMatch[];
 }
 
 /** Matches grouped by (rule, flight), in first-match order. */
-function groupByTarget(matches: readonly RuleMatch[]): MatchGroup[] {
+export function groupByTarget(matches: readonly RuleMatch[]): MatchGroup[] {
   const byKey = new Map<string, MatchGroup>();
   for (const match of matches) {
     const key = `${match.rule.id} ${match.event.flight.key}`;

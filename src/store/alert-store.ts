@@ -14,6 +14,7 @@
 import type { Redis } from "ioredis";
 import type { Alert } from "../dispatch/alert.js";
 import type { RedisKeys } from "./redis-keys.js";
+import { fieldOf } from "./stream-consumer.js";
 
 /** Field of an alerts stream entry that holds the alert's JSON. */
 export const ALERT_FIELD = "alert";
@@ -54,8 +55,7 @@ const MAX_ATTEMPTS = 50;
 
 /** Decided alerts of a stream entry's field list, or undefined when it has none (trimmed). */
 export function alertOfFields(fields: readonly string[] | null): Alert | undefined {
-  const i = fields ? fields.indexOf(ALERT_FIELD) : -1;
-  const text = i >= 0 ? fields?.[i + 1] : undefined;
+  const text = fieldOf(fields, ALERT_FIELD);
   return text === undefined ? undefined : (JSON.parse(text) as Alert);
 }
 

@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import type { ChangeEvent } from "../diff/change.js";
 import type { FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
 import type { RedisKeys } from "./redis-keys.js";
+import { fieldOf } from "./stream-consumer.js";
 
 /** Field of an outbox entry that holds its JSON. */
 export const OUTBOX_FIELD = "changes";
@@ -50,8 +51,7 @@ export function decodeOutboxEntry(text: string): ChangeEvent[] {
 
 /** The events of a stream entry's field list, or undefined when it has none (trimmed). */
 export function eventsOfFields(fields: readonly string[] | null): ChangeEvent[] | undefined {
-  const i = fields ? fields.indexOf(OUTBOX_FIELD) : -1;
-  const text = i >= 0 ? fields?.[i + 1] : undefined;
+  const text = fieldOf(fields, OUTBOX_FIELD);
   return text === undefined ? undefined : decodeOutboxEntry(text);
 }
 

@@ -41,6 +41,12 @@ export interface StreamConsumerOptions<T> {
 
 type RawEntry = [id: string, fields: string[] | null];
 
+/** The value of one field of a stream entry's field list, or undefined (absent, trimmed). */
+export function fieldOf(fields: readonly string[] | null, name: string): string | undefined {
+  const i = fields ? fields.indexOf(name) : -1;
+  return i >= 0 ? fields?.[i + 1] : undefined;
+}
+
 /** A reader of one consumer group of one stream. */
 export class StreamConsumer<T> {
   readonly #redis: Redis;
