@@ -1,0 +1,31 @@
+/**
+ * The one shape every channel implements (Slack, email, webhook, console): render a
+ * notification for the target and send it once. Rendering is pure (see each
+ * channel's `*-message.ts`); the sender is the thin shell that does I/O.
+ */
+import type { ChannelSpec, Rule } from "../rules/rule.js";
+import type { Notification } from "./notification.js";
+import type { SendOutcome } from "./send-outcome.js";
+
+/** What a sender may use besides the notification and its channel. */
+export interface SendContext {
+  /** The rule as live now (templates, labels, description). */
+  rule: Rule;
+  /** Airport time zone for local times in messages. */
+  zone: string;
+  /** Wall clock, epoch ms (Standard Webhooks timestamps, `Retry-After` dates). */
+  now: () => number;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Email: the recipients still to deliver to (all of `to` on the first attempt). */
+  recipients?: string[];
+}
+
+/** Sends notifications through one channel type. */
+export interface ChannelSender<C extends ChannelSpec = ChannelSpec> {
+  readonly type: C["type"];
+  /** One attempt. Resolves to the outcome; rejects only on a bug, never for a failed delivery. */
+  send(notification: Notification, channel: C, context: SendContext): Promise<SendOutcome>;
+  /** Releases pooled connections. */
+  close(): Promise<void>;
+}

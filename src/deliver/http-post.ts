@@ -1,0 +1,102 @@
+/**
+ * One JSON POST for the HTTP channels (webhooks, Slack), and the verdict on it.
+ * Redirects are not followed (a 3xx is a failure, per Standard Webhooks); the whole
+ * exchange is bounded by one timeout (15 s by default). Network faults of any kind
+ * are retried: for a delivery, "try later" is always better than "drop".
+ */
+import { type Dispatcher, request } from "undici";
+import { classifyAttempt, parseRetryAfter } from "../api/retry-policy.js";
+import type { SendOutcome } from "./send-outcome.js";
+
+/** Default bound on one delivery attempt (Standard Webhooks suggests 15 s). */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+
+/** Most of a response body kept for the record (error texts are short). */
+const MAX_BODY_CHARS = 1024;
+
+/** How to POST. */
+export interface HttpPostOptions {
+  /** Connection pool (an undici Agent shared by a sender); the global one by default. */
+  dispatcher?: Dispatcher;
+  /** Bound on the whole exchange, ms. */
+  timeoutMs?: number;
+}
+
+/** What came back: a response, or a transport failure. */
+export type HttpPostResult =
+  | {
+      kind: "response";
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      body: string;
+    }
+  | { kind: "network"; errorCode: string | undefined; message: string };
+
+/** POSTs `body` (already JSON) to `url`; never rejects for a network fault. */
+export async function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: HttpPostOptions = {},
+): Promise<HttpPostResult> {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  try {
+    const res = await request(url, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", ...headers },
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
+    const text = await res.body.text();
+    return {
+      kind: "response",
+      status: res.statusCode,
+      headers: res.headers,
+      body: text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text,
+    };
+  } catch (err) {
+    const e = err as { code?: string; name?: string; message?: string };
+    const timedOut = e.name === "TimeoutError" || e.name === "AbortError";
+    return {
+      kind: "network",
+      errorCode: timedOut ? "UND_ERR_HEADERS_TIMEOUT" : e.code,
+      message: timedOut ? `no answer within ${timeoutMs} ms` : (e.message ?? String(err)),
+    };
+  }
+}
+
+/**
+ * The generic verdict on a POST: 2xx delivered; 429, 5xx and every network fault
+ * retried (honouring `Retry-After`); 3xx and other 4xx failed for good. Channels
+ * refine it (a webhook's 410, Slack's error texts).
+ */
+export function httpOutcome(result: HttpPostResult, nowMs: number): SendOutcome {
+  if (result.kind === "network") {
+    const verdict = classifyAttempt({ kind: "network", errorCode: result.errorCode });
+    const reason = verdict.ok ? "network" : verdict.reason;
+    return { status: "retry", reason, detail: result.message };
+  }
+  const verdict = classifyAttempt({ kind: "response", status: result.status });
+  if (verdict.ok) return { status: "delivered", code: result.status };
+  const detail = `HTTP ${result.status}${result.body ? `: ${oneLine(result.body)}` : ""}`;
+  if (!verdict.retry) {
+    return { status: "failed", reason: verdict.reason, detail, code: result.status };
+  }
+  const retryAfterMs = parseRetryAfter(result.headers["retry-after"], nowMs);
+  return {
+    status: "retry",
+    reason: verdict.reason,
+    detail,
+    code: result.status,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+}
+
+/** A body as one short line for a record. */
+export function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
