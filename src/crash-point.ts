@@ -15,7 +15,10 @@ export type CrashPointName =
   | "dispatch.before-commit"
   | "dispatch.after-commit"
   | "dispatch.before-flush-commit"
-  | "watch.after-print";
+  | "watch.after-print"
+  | "notify.before-ack"
+  | "deliver.before-send"
+  | "deliver.after-send";
 
 /** Kills the process here if FLIGHTWATCH_CRASH_AT names this point (see module comment). */
 export function crashPoint(name: CrashPointName): void {

@@ -9,10 +9,9 @@
  */
 import { createHash } from "node:crypto";
 import type { Alert } from "../dispatch/alert.js";
-import type { ChannelSpec, Rule } from "../rules/rule.js";
+import type { ChannelType, Rule } from "../rules/rule.js";
 
-/** The channel types, each served by one sender. */
-export type ChannelType = ChannelSpec["type"];
+export type { ChannelType };
 
 /** One alert to deliver through one channel. */
 export interface Notification {

@@ -2,7 +2,8 @@
  * Detection, and optionally dispatch, as `flightwatch watch` runs it: the poll
  * scheduler and worker, plus either a consumer of the outbox that hands each change
  * event to `onEvent`, or — with `rules` — the dispatcher (rules → alerts) and a
- * consumer of the alerts stream that hands each alert to `onAlert`. Items are
+ * consumer of the alerts stream that hands each alert to `onAlert`, and — with
+ * `delivery` — the delivery stage (alerts → queued notifications → channels). Items are
  * acknowledged after their handler resolves. Any number of watchers may share one
  * Redis: the polls are shared (one per tick), and watchers in one consumer group
  * share the items; watchers in different groups each get every item.
@@ -12,6 +13,11 @@ import type { Redis } from "ioredis";
 import type { FlightApiClientOptions } from "../api/client-options.js";
 import { FlightApiClient } from "../api/flight-api-client.js";
 import { crashPoint } from "../crash-point.js";
+import {
+  type DeliveryStage,
+  type DeliveryStageOptions,
+  startDeliveryStage,
+} from "../deliver/delivery-stage.js";
 import type { ChangeEvent } from "../diff/change.js";
 import type { Alert } from "../dispatch/alert.js";
 import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
@@ -21,6 +27,7 @@ import { DetectionStore } from "../store/detection-store.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import { StreamConsumer } from "../store/stream-consumer.js";
+import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import type { RedisSettings } from "./detect-config.js";
 import { Detector, type DetectorSettings, type PollReport } from "./detector.js";
 import { OutboxConsumer } from "./outbox-consumer.js";
@@ -44,10 +51,15 @@ export interface WatchOptions {
     /** The live rule set (read for every outbox entry, so reloads apply at once). */
     current: () => RuleSet;
     /** Receives each alert; acknowledged once this resolves. */
-    onAlert: (alert: Alert) => void | Promise<void>;
+    onAlert?: (alert: Alert) => void | Promise<void>;
     /** Dispatcher's consumer group on the outbox (default `dispatch`). */
     group?: string;
   };
+  /**
+   * Deliver the alerts through their rules' channels (needs `rules`): the notifier
+   * and the workers of the channel types that have a sender.
+   */
+  delivery?: Pick<DeliveryStageOptions, "senders" | "group" | "workers" | "onDropped">;
   onPoll?: (report: PollReport) => void;
   onError?: (err: Error) => void;
   /** Run no poller in this process, only consume (default false). */
@@ -99,7 +111,9 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
   };
   const client = new FlightApiClient(options.client);
   let scheduler: PollScheduler | undefined;
+  let delivery: DeliveryStage | undefined;
   const close = async () => {
+    await delivery?.close().catch(() => undefined);
     for (const redis of connections) redis.disconnect();
     await client.close();
   };
@@ -136,14 +150,32 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         blockMs: 250,
       });
       await outbox.ensureGroup();
-      const alerts = new StreamConsumer<Alert>({
-        redis: await connect(),
-        stream: keys.alerts,
-        decode: alertOfFields,
-        group,
-        consumer: consumerName,
-      });
-      await alerts.ensureGroup();
+      if (rules.onAlert) {
+        const onAlert = rules.onAlert;
+        const alerts = new StreamConsumer<Alert>({
+          redis: await connect(),
+          stream: keys.alerts,
+          decode: alertOfFields,
+          group,
+          consumer: consumerName,
+        });
+        await alerts.ensureGroup();
+        loop(() => handleEach(alerts, (alert) => onAlert(alert)));
+      }
+      if (options.delivery) {
+        const stage = await startDeliveryStage({
+          ...options.delivery,
+          connect,
+          keys,
+          rules: rules.current,
+          zone: options.client.airportTimezone ?? DEFAULT_AIRPORT_TIMEZONE,
+          consumer: consumerName,
+        });
+        delivery = stage;
+        loop(async () => {
+          await stage.notifier.step();
+        });
+      }
       const dispatcher = new Dispatcher({
         consumer: outbox,
         store: new AlertStore(await connect(), keys, {
@@ -156,7 +188,6 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
       loop(async () => {
         await dispatcher.step();
       });
-      loop(() => handleEach(alerts, (alert) => rules.onAlert(alert)));
     } else {
       const onEvent = options.onEvent ?? (() => undefined);
       const consumer = new OutboxConsumer({

@@ -124,6 +124,16 @@ interface ChannelBase {
   /** Name for logs and output: given, or `<type>` / `<type>-<n>` when a rule has several. */
   name: string;
   source: SourcePosition;
+  /** When failed deliveries are tried again; the default schedule when absent. */
+  retry?: RetrySchedule;
+}
+
+/** A channel's retry schedule (see src/deliver/retry-schedule.ts). */
+export interface RetrySchedule {
+  /** Delay before each retry, in order; the last one repeats until `forMs` is used up. */
+  delaysMs: number[];
+  /** No retry is scheduled past this much nominal time after the first attempt. */
+  forMs: number;
 }
 
 /** A Slack incoming webhook. */

@@ -38,6 +38,21 @@ export interface RedisKeys {
   readonly alertsDue: string;
   /** Decided alerts (stream), read by delivery. */
   readonly alerts: string;
+  /** Record of delivery attempts (stream, capped): what `flightwatch deliveries` lists. */
+  readonly deliveries: string;
+  /** Endpoints disabled after a 410 Gone (hash: endpoint id → JSON of why and when). */
+  readonly disabledEndpoints: string;
+  /**
+   * Prefix of the BullMQ delivery queues (`<prefix>:<queue>:…`): the same hash tag,
+   * so queues and flightwatch's keys share a Redis Cluster slot.
+   */
+  readonly queuePrefix: string;
+  /**
+   * Next free send slot of one destination (string, epoch ms), shared by every
+   * delivery worker; keyed by a hash of the destination (a Slack URL is a secret) and
+   * expiring once the slot has passed, so idle destinations leave no key.
+   */
+  deliveryPace(destinationHash: string): string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -64,6 +79,10 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     alertState: (ruleId, flightKey) => `${tag}:alert:${ruleId}:${flightKey}`,
     alertsDue: `${tag}:alerts:due`,
     alerts: `${tag}:alerts`,
+    deliveries: `${tag}:deliveries`,
+    disabledEndpoints: `${tag}:endpoints:disabled`,
+    queuePrefix: `${tag}:q`,
+    deliveryPace: (destinationHash) => `${tag}:pace:${destinationHash}`,
     pattern: `${tag}:*`,
   };
 }

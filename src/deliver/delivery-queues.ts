@@ -1,0 +1,207 @@
+/**
+ * The delivery queues: one BullMQ queue per channel type (so each type has its own
+ * workers and concurrency), one job per notification. The job id is the notification
+ * id, and a deduplication key of the same id outlives the job: enqueueing the same
+ * notification again — after a crash between enqueue and acknowledging the alert —
+ * adds nothing. Failed jobs are the dead letters: they keep their reason and can be
+ * sent again under the same id.
+ */
+import { type Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { CHANNEL_TYPES } from "../rules/rule.js";
+import type { RedisKeys } from "../store/redis-keys.js";
+import type { ChannelType, Notification } from "./notification.js";
+import { attemptsOf, type RetrySchedule } from "./retry-schedule.js";
+import type { DeliveryFailureReason } from "./send-outcome.js";
+
+/** The BullMQ queue name of a channel type. */
+export const queueName = (type: ChannelType): string => `deliver-${type}`;
+
+/** Name of the custom backoff that follows a job's retry schedule (see delivery-worker.ts). */
+export const SCHEDULE_BACKOFF = "schedule";
+
+/** A job's data: the notification, how to retry it, and progress kept across attempts. */
+export interface DeliveryJob {
+  notification: Notification;
+  retry: RetrySchedule;
+  /** Masked endpoint, recipients or `stdout`, for records. */
+  destination: string;
+  /** Email: recipients still to deliver to (absent = all of the channel's `to`). */
+  recipients?: string[];
+}
+
+/** A notification whose delivery gave up, as `deliveries` lists it. */
+export interface DeadLetter {
+  id: string;
+  type: ChannelType;
+  ruleId: string;
+  channel: string;
+  flight: string;
+  destination: string;
+  reason: DeliveryFailureReason | "unknown";
+  detail: string;
+  attempts: number;
+  /** Epoch ms. */
+  createdAt: number;
+  failedAt: number;
+}
+
+/** Retention of finished jobs and of the enqueue deduplication. */
+export interface DeliveryQueuesOptions {
+  /** Completed jobs are kept this long (default 1 day). */
+  keepCompletedMs?: number;
+  /** Dead letters are kept this long (default 30 days). */
+  keepFailedMs?: number;
+  /** A notification id cannot be enqueued again for this long (default 3 days). */
+  dedupMs?: number;
+}
+
+/** The queue side of delivery: enqueue, dead letters, re-sending. */
+export class DeliveryQueues {
+  readonly #queues = new Map<ChannelType, Queue<DeliveryJob>>();
+  readonly #options: Required<DeliveryQueuesOptions>;
+
+  /** `connection` is shared by the queues (plain commands only). */
+  constructor(connection: Redis, keys: RedisKeys, options: DeliveryQueuesOptions = {}) {
+    this.#options = {
+      keepCompletedMs: options.keepCompletedMs ?? 86_400_000,
+      keepFailedMs: options.keepFailedMs ?? 30 * 86_400_000,
+      dedupMs: options.dedupMs ?? 3 * 86_400_000,
+    };
+    for (const type of CHANNEL_TYPES) {
+      this.#queues.set(
+        type,
+        new Queue<DeliveryJob>(queueName(type), { connection, prefix: keys.queuePrefix }),
+      );
+    }
+  }
+
+  /** The queue of a channel type. */
+  queue(type: ChannelType): Queue<DeliveryJob> {
+    return this.#queues.get(type) as Queue<DeliveryJob>;
+  }
+
+  /** Adds jobs (a notification already enqueued is left as it is). */
+  async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
+    const byType = new Map<ChannelType, DeliveryJob[]>();
+    for (const job of jobs) {
+      const list = byType.get(job.notification.type) ?? [];
+      list.push(job);
+      byType.set(job.notification.type, list);
+    }
+    const { keepCompletedMs, keepFailedMs, dedupMs } = this.#options;
+    await Promise.all(
+      [...byType].map(([type, list]) =>
+        this.queue(type).addBulk(
+          list.map((data) => ({
+            name: data.notification.ruleId,
+            data,
+            opts: {
+              jobId: data.notification.id,
+              deduplication: { id: data.notification.id, ttl: dedupMs },
+              attempts: attemptsOf(data.retry),
+              backoff: { type: SCHEDULE_BACKOFF },
+              removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
+              removeOnFail: { age: Math.ceil(keepFailedMs / 1000) },
+              stackTraceLimit: 0,
+            },
+          })),
+        ),
+      ),
+    );
+  }
+
+  /** Dead letters, newest first, at most `limit` per channel type. */
+  async deadLetters(limit = 100): Promise<DeadLetter[]> {
+    const lists = await Promise.all(
+      CHANNEL_TYPES.map(async (type) =>
+        (await this.queue(type).getFailed(0, limit - 1)).map(deadLetterOf),
+      ),
+    );
+    return lists.flat().sort((a, b) => b.failedAt - a.failedAt);
+  }
+
+  /**
+   * Sends finished notifications again under the same id: each listed id (a dead
+   * letter, or a delivered one still kept), or with `all`, every dead letter.
+   * Resolves to the ids requeued and those not found.
+   */
+  async retry(ids: readonly string[] | "all"): Promise<{ requeued: string[]; missing: string[] }> {
+    const requeued: string[] = [];
+    const missing: string[] = [];
+    const jobs: Job<DeliveryJob>[] = [];
+    if (ids === "all") {
+      for (const type of CHANNEL_TYPES) jobs.push(...(await this.queue(type).getFailed()));
+    } else {
+      for (const id of ids) {
+        const found = await this.#find(id);
+        if (found) jobs.push(found);
+        else missing.push(id);
+      }
+    }
+    for (const job of jobs) {
+      const state = await job.getState();
+      if (state !== "failed" && state !== "completed") {
+        missing.push(`${job.id} (${state})`);
+        continue;
+      }
+      await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+      requeued.push(job.id as string);
+    }
+    return { requeued, missing };
+  }
+
+  /** Jobs waiting, active, delayed, delivered (kept) and dead, per channel type. */
+  async counts(): Promise<Record<ChannelType, Record<string, number>>> {
+    const entries = await Promise.all(
+      CHANNEL_TYPES.map(
+        async (type) =>
+          [
+            type,
+            await this.queue(type).getJobCounts(
+              "waiting",
+              "active",
+              "delayed",
+              "completed",
+              "failed",
+            ),
+          ] as const,
+      ),
+    );
+    return Object.fromEntries(entries) as Record<ChannelType, Record<string, number>>;
+  }
+
+  /** Closes the queues (not the shared connection). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#queues.values()].map((q) => q.close()));
+  }
+
+  async #find(id: string): Promise<Job<DeliveryJob> | undefined> {
+    for (const type of CHANNEL_TYPES) {
+      const job = await this.queue(type).getJob(id);
+      if (job) return job;
+    }
+    return undefined;
+  }
+}
+
+/** A failed job as a dead letter; the reason is the prefix of its failure message. */
+function deadLetterOf(job: Job<DeliveryJob>): DeadLetter {
+  const n = job.data.notification;
+  const message = job.failedReason ?? "";
+  const colon = message.indexOf(": ");
+  const reason = /^[a-z_]+$/.test(message.slice(0, colon)) ? message.slice(0, colon) : "unknown";
+  return {
+    id: n.id,
+    type: n.type,
+    ruleId: n.ruleId,
+    channel: n.channel,
+    flight: n.alert.flight.key,
+    destination: job.data.destination,
+    reason: reason as DeadLetter["reason"],
+    detail: reason === "unknown" ? message : message.slice(colon + 2),
+    attempts: job.attemptsMade,
+    createdAt: job.timestamp,
+    failedAt: job.finishedOn ?? job.timestamp,
+  };
+}

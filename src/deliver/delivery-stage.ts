@@ -1,0 +1,91 @@
+/**
+ * The delivery stage as one unit: the notifier (alerts → queued notifications) and
+ * the workers (queued notifications → senders), with the queues and the delivery
+ * log they share. The caller runs `notifier.step()` in its loop and closes the stage
+ * when it stops.
+ */
+import type { Redis } from "ioredis";
+import type { RuleSet } from "../rules/rule-matcher.js";
+import type { RedisKeys } from "../store/redis-keys.js";
+import type { ChannelSender } from "./channel-sender.js";
+import { DeliveryLog } from "./delivery-log.js";
+import { DeliveryQueues } from "./delivery-queues.js";
+import { DeliveryWorkers, type DeliveryWorkersOptions } from "./delivery-worker.js";
+import type { ChannelType } from "./notification.js";
+import { AlertConsumer, NOTIFY_GROUP, Notifier, type NotifierOptions } from "./notifier.js";
+
+/** What the delivery stage needs. */
+export interface DeliveryStageOptions {
+  /** Opens a connection of its own (`forBullmq` for the workers). */
+  connect: (forBullmq?: boolean) => Promise<Redis>;
+  keys: RedisKeys;
+  rules: () => RuleSet;
+  zone: string;
+  /** Senders of the channel types this process delivers; none = enqueue only. */
+  senders: Partial<Record<ChannelType, ChannelSender>>;
+  /** Consumer group on the alerts stream (default `notify`) and this process's consumer name. */
+  group?: string;
+  consumer: string;
+  /** Longest wait for new alerts per notifier step (default 250 ms). */
+  blockMs?: number;
+  /** Worker tuning and hooks. */
+  workers?: Partial<
+    Omit<DeliveryWorkersOptions, "connection" | "keys" | "senders" | "rules" | "zone" | "log">
+  >;
+  onDropped?: NotifierOptions["onDropped"];
+}
+
+/** A running delivery stage. */
+export interface DeliveryStage {
+  notifier: Notifier;
+  queues: DeliveryQueues;
+  log: DeliveryLog;
+  workers: DeliveryWorkers;
+  /** Stops the workers (in-flight sends finish), closes queues and senders. */
+  close(): Promise<void>;
+}
+
+/** Builds and starts the delivery stage. */
+export async function startDeliveryStage(options: DeliveryStageOptions): Promise<DeliveryStage> {
+  const { keys } = options;
+  const plain = await options.connect();
+  const queues = new DeliveryQueues(plain, keys);
+  const log = new DeliveryLog(plain, keys);
+  const consumer = new AlertConsumer({
+    redis: await options.connect(),
+    keys,
+    group: options.group ?? NOTIFY_GROUP,
+    consumer: options.consumer,
+    blockMs: options.blockMs ?? 250,
+  });
+  // A new group starts at the stream's end: an upgrade must not send a week of old
+  // alerts. The caller starts this stage before the dispatcher, so nothing is missed.
+  await consumer.ensureGroup();
+  const notifier = new Notifier({
+    consumer,
+    queues,
+    rules: options.rules,
+    ...(options.onDropped ? { onDropped: options.onDropped } : {}),
+  });
+  const workers = new DeliveryWorkers({
+    ...options.workers,
+    connection: await options.connect(true),
+    keys,
+    senders: options.senders,
+    rules: options.rules,
+    zone: options.zone,
+    log,
+  });
+  await workers.ready();
+  return {
+    notifier,
+    queues,
+    log,
+    workers,
+    async close() {
+      await workers.close();
+      await queues.close();
+      await Promise.all(Object.values(options.senders).map((s) => s.close()));
+    },
+  };
+}

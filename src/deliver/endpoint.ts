@@ -1,0 +1,47 @@
+/**
+ * Endpoints: where an HTTP channel sends (a webhook or Slack URL). Their URLs are
+ * secrets (Slack's path is the credential), so records, logs and the command line
+ * use an id derived from the URL and a masked label instead.
+ */
+import { createHash } from "node:crypto";
+import type { ChannelSpec } from "../rules/rule.js";
+
+/** An HTTP channel's endpoint as shown to people. */
+export interface Endpoint {
+  /** `ep_` and 12 hex digits of SHA-256 of the URL. */
+  id: string;
+  /** Scheme, host and the first characters of the path: enough to recognise, not to use. */
+  label: string;
+}
+
+/** The endpoint of a webhook or Slack channel; undefined for email and console. */
+export function endpointOf(channel: ChannelSpec): Endpoint | undefined {
+  if (channel.type !== "webhook" && channel.type !== "slack") return undefined;
+  return {
+    id: `ep_${createHash("sha256").update(channel.url).digest("hex").slice(0, 12)}`,
+    label: maskEndpointUrl(channel.url),
+  };
+}
+
+/** A URL cut to scheme, host and 8 characters of path (no query, no credentials). */
+export function maskEndpointUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const path = u.pathname.length > 9 ? `${u.pathname.slice(0, 9)}…` : u.pathname;
+    return `${u.protocol}//${u.host}${path}`;
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+/** Where a channel sends, for records: the masked endpoint, the recipients or `stdout`. */
+export function destinationOf(channel: ChannelSpec): string {
+  switch (channel.type) {
+    case "email":
+      return channel.to.join(", ");
+    case "console":
+      return "stdout";
+    default:
+      return maskEndpointUrl(channel.url);
+  }
+}

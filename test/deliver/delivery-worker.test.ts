@@ -1,0 +1,308 @@
+/**
+ * The delivery workers and queues on a real Redis with real BullMQ: what an outcome
+ * means (done, retry on the schedule or after `Retry-After`, dead letter), enqueue
+ * deduplication, dead letters sent again under the same id, endpoints disabled by a
+ * 410, and email recipients carried across attempts. The sender is scripted: the
+ * protocol sides are tested against real receivers in the channel tests.
+ */
+import type { Redis } from "ioredis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
+import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
+import { type DeliveryJob, DeliveryQueues } from "../../src/deliver/delivery-queues.js";
+import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
+import { destinationOf } from "../../src/deliver/endpoint.js";
+import { type Notification, notificationsOf } from "../../src/deliver/notification.js";
+import type { SendOutcome } from "../../src/deliver/send-outcome.js";
+import type { Alert } from "../../src/dispatch/alert.js";
+import type {
+  ChannelSpec,
+  EmailChannelSpec,
+  RetrySchedule,
+  Rule,
+  WebhookChannelSpec,
+} from "../../src/rules/rule.js";
+import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { connectRedis } from "../../src/store/redis-connection.js";
+import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
+import { rule as baseRule } from "../rules/rule-builder.js";
+import { waitFor } from "../support/crash-run.js";
+import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import { alert, gateChange } from "./email-fixtures.js";
+
+const ZONE = "Europe/Amsterdam";
+const FAST: RetrySchedule = { delaysMs: [150], forMs: 1_000 };
+
+/** One scripted answer per attempt (the last repeats); records every call. */
+class ScriptedSender implements ChannelSender {
+  readonly calls: Array<{ id: string; at: number; context: SendContext; channel: ChannelSpec }> =
+    [];
+  constructor(
+    readonly type: ChannelSpec["type"],
+    readonly script: (n: Notification, attempt: number) => SendOutcome,
+  ) {}
+  async send(n: Notification, channel: ChannelSpec, context: SendContext): Promise<SendOutcome> {
+    this.calls.push({ id: n.id, at: Date.now(), context, channel });
+    return this.script(n, this.calls.filter((c) => c.id === n.id).length);
+  }
+  async close(): Promise<void> {}
+}
+
+function hook(url = "http://127.0.0.1:9/hook", retry: RetrySchedule = FAST): WebhookChannelSpec {
+  return {
+    type: "webhook",
+    name: "hook",
+    url,
+    format: "json",
+    retry,
+    source: { file: "t.yaml", line: 1, column: 1 },
+  };
+}
+
+function ruleWith(id: string, channels: ChannelSpec[]): Rule {
+  return { ...baseRule(id), channels };
+}
+
+describe("delivery workers", () => {
+  let t: TestRedis;
+  let keys: RedisKeys;
+  let connections: Redis[];
+  let queues: DeliveryQueues;
+  let log: DeliveryLog;
+  let workers: DeliveryWorkers | undefined;
+  let rules: RuleSet;
+  const records: DeliveryRecord[] = [];
+
+  beforeEach(async () => {
+    t = await testRedis("deliver");
+    keys = redisKeys(t.prefix);
+    connections = [];
+    queues = new DeliveryQueues(t.redis, keys);
+    log = new DeliveryLog(t.redis, keys);
+    records.length = 0;
+  });
+
+  afterEach(async () => {
+    await workers?.close();
+    workers = undefined;
+    await queues.close();
+    for (const c of connections) c.disconnect();
+    await t.cleanup();
+  });
+
+  async function start(sender: ScriptedSender, ruleList: Rule[]): Promise<void> {
+    rules = new RuleSet(ruleList, { zone: ZONE });
+    const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
+    connections.push(connection);
+    workers = new DeliveryWorkers({
+      connection,
+      keys,
+      senders: { [sender.type]: sender },
+      rules: () => rules,
+      zone: ZONE,
+      log,
+      onRecord: (r) => records.push(r),
+    });
+    await workers.ready();
+  }
+
+  function jobsOf(a: Alert, r: Rule): DeliveryJob[] {
+    return notificationsOf(a, r).map((notification) => {
+      const channel = r.channels.find((c) => c.name === notification.channel) as ChannelSpec;
+      return { notification, retry: channel.retry ?? FAST, destination: destinationOf(channel) };
+    });
+  }
+
+  it("delivers a notification enqueued twice once", async () => {
+    const r = ruleWith("r1", [hook()]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+    await start(sender, [r]);
+    const jobs = jobsOf(alert("a1"), r);
+    await queues.enqueue(jobs);
+    await queues.enqueue(jobs);
+    await waitFor(() => records.length >= 1, 5_000);
+    await queues.enqueue(jobs); // after completion, too
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sender.calls.map((c) => c.id)).toEqual([jobs[0]?.notification.id]);
+    expect(records).toMatchObject([{ result: "delivered", attempt: 1, code: 204 }]);
+    expect((await log.recent(10)).map((x) => x.result)).toEqual(["delivered"]);
+  });
+
+  it("retries on the schedule, with jitter, until delivered", async () => {
+    const r = ruleWith("r1", [hook(undefined, { delaysMs: [200, 400], forMs: 10_000 })]);
+    const sender = new ScriptedSender("webhook", (_n, attempt) =>
+      attempt < 3
+        ? { status: "retry", reason: "server_error", detail: "HTTP 503", code: 503 }
+        : { status: "delivered" },
+    );
+    await start(sender, [r]);
+    await queues.enqueue(jobsOf(alert("a1"), r));
+    await waitFor(() => records.some((x) => x.result === "delivered"), 10_000);
+    const [a, b, c] = sender.calls.map((x) => x.at) as [number, number, number];
+    expect(sender.calls.map((x) => x.context.attempt)).toEqual([1, 2, 3]);
+    expect(b - a).toBeGreaterThanOrEqual(200 * 0.8 - 5);
+    expect(c - b).toBeGreaterThanOrEqual(400 * 0.8 - 5);
+    expect(records.map((x) => x.result)).toEqual(["retrying", "retrying", "delivered"]);
+  });
+
+  it("waits as Retry-After says, and a 429 does not use up an attempt", async () => {
+    // One attempt in all: a counted retry would make it a dead letter at once.
+    const r = ruleWith("r1", [hook(undefined, { delaysMs: [], forMs: 60_000 })]);
+    const sender = new ScriptedSender("webhook", (_n, attempt) =>
+      attempt === 1
+        ? {
+            status: "retry",
+            reason: "rate_limited",
+            detail: "HTTP 429",
+            code: 429,
+            retryAfterMs: 700,
+          }
+        : { status: "delivered" },
+    );
+    await start(sender, [r]);
+    await queues.enqueue(jobsOf(alert("a1"), r));
+    await waitFor(() => records.some((x) => x.result === "delivered"), 10_000);
+    const [a, b] = sender.calls.map((x) => x.at) as [number, number];
+    expect(b - a).toBeGreaterThanOrEqual(690);
+    expect(records[0]).toMatchObject({ result: "retrying", reason: "rate_limited" });
+  });
+
+  it("honours Retry-After on a counted retry (503) over the schedule", async () => {
+    const r = ruleWith("r1", [hook(undefined, { delaysMs: [50], forMs: 60_000 })]);
+    const sender = new ScriptedSender("webhook", (_n, attempt) =>
+      attempt === 1
+        ? {
+            status: "retry",
+            reason: "server_error",
+            detail: "HTTP 503",
+            code: 503,
+            retryAfterMs: 600,
+          }
+        : { status: "delivered" },
+    );
+    await start(sender, [r]);
+    await queues.enqueue(jobsOf(alert("a1"), r));
+    await waitFor(() => records.some((x) => x.result === "delivered"), 10_000);
+    const [a, b] = sender.calls.map((x) => x.at) as [number, number];
+    expect(b - a).toBeGreaterThanOrEqual(590);
+  });
+
+  it("does not retry a permanent failure; the dead letter is sent again under the same id", async () => {
+    const r = ruleWith("r1", [hook()]);
+    let fixed = false;
+    const sender = new ScriptedSender("webhook", () =>
+      fixed
+        ? { status: "delivered" }
+        : { status: "failed", reason: "bad_request", detail: "HTTP 400: nope", code: 400 },
+    );
+    await start(sender, [r]);
+    const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
+    await queues.enqueue([job]);
+    await waitFor(() => records.length >= 1, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(sender.calls).toHaveLength(1);
+    const dead = await queues.deadLetters();
+    expect(dead).toMatchObject([
+      {
+        id: job.notification.id,
+        reason: "bad_request",
+        detail: "HTTP 400: nope",
+        ruleId: "r1",
+        type: "webhook",
+      },
+    ]);
+    fixed = true;
+    expect(await queues.retry([job.notification.id, "msg_nothere"])).toEqual({
+      requeued: [job.notification.id],
+      missing: ["msg_nothere"],
+    });
+    await waitFor(() => records.some((x) => x.result === "delivered"), 5_000);
+    expect(sender.calls.map((c) => c.id)).toEqual([job.notification.id, job.notification.id]);
+    expect(await queues.deadLetters()).toEqual([]);
+  });
+
+  it("gives up when the schedule is used up, naming the attempts", async () => {
+    const r = ruleWith("r1", [hook(undefined, { delaysMs: [50], forMs: 100 })]);
+    const sender = new ScriptedSender("webhook", () => ({
+      status: "retry",
+      reason: "timeout",
+      detail: "no answer",
+    }));
+    await start(sender, [r]);
+    await queues.enqueue(jobsOf(alert("a1"), r));
+    await waitFor(() => records.some((x) => x.result === "dead"), 5_000);
+    expect(sender.calls).toHaveLength(3);
+    const [dead] = await queues.deadLetters();
+    expect(dead).toMatchObject({
+      reason: "timeout",
+      detail: "no answer (gave up after 3 attempts)",
+    });
+  });
+
+  it("disables an endpoint on 410 and sends nothing more to it until re-enabled", async () => {
+    const channel = hook("http://127.0.0.1:9/gone");
+    const r = ruleWith("r1", [channel]);
+    let gone = true;
+    const sender = new ScriptedSender("webhook", () =>
+      gone
+        ? { status: "failed", reason: "gone", detail: "HTTP 410", code: 410, disableEndpoint: true }
+        : { status: "delivered" },
+    );
+    await start(sender, [r]);
+    await queues.enqueue(jobsOf(alert("a1"), r));
+    await waitFor(() => records.length >= 1, 5_000);
+    const [endpoint] = await log.disabledEndpoints();
+    expect(endpoint).toMatchObject({
+      ruleId: "r1",
+      channel: "hook",
+      label: "http://127.0.0.1:9/gone",
+    });
+    await queues.enqueue(jobsOf(alert("a2"), r));
+    await waitFor(() => records.length >= 2, 5_000);
+    expect(sender.calls).toHaveLength(1); // the second was not attempted
+    expect(records[1]).toMatchObject({ result: "dead", reason: "endpoint_disabled" });
+    gone = false;
+    expect(await log.enable(endpoint?.id as string)).toBe(true);
+    const { requeued } = await queues.retry("all");
+    expect(requeued).toHaveLength(2);
+    await waitFor(() => records.filter((x) => x.result === "delivered").length === 2, 5_000);
+    expect(await log.disabledEndpoints()).toEqual([]);
+  });
+
+  it("dead-letters a notification whose channel is gone from the rules", async () => {
+    const r = ruleWith("r1", [hook()]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered" }));
+    await start(sender, [ruleWith("r1", [])]);
+    await queues.enqueue(jobsOf(alert("a1"), r));
+    await waitFor(() => records.length >= 1, 5_000);
+    expect(sender.calls).toHaveLength(0);
+    expect(records[0]).toMatchObject({ result: "dead", reason: "channel_removed" });
+  });
+
+  it("tries again only the email recipients that asked for it", async () => {
+    const email: EmailChannelSpec = {
+      type: "email",
+      name: "email",
+      to: ["a@x.example", "b@x.example", "c@x.example"],
+      retry: FAST,
+      source: { file: "t.yaml", line: 1, column: 1 },
+    };
+    const r = ruleWith("r1", [email]);
+    const sender = new ScriptedSender("email", (_n, attempt) =>
+      attempt === 1
+        ? {
+            status: "retry",
+            reason: "smtp_transient",
+            detail: "451 try later",
+            retryRecipients: ["b@x.example"],
+            refused: [{ recipient: "c@x.example", reason: "550 no such user" }],
+          }
+        : { status: "delivered" },
+    );
+    await start(sender, [r]);
+    await queues.enqueue(jobsOf(alert("a1", [gateChange("D1", "D2")]), r));
+    await waitFor(() => records.some((x) => x.result === "delivered"), 5_000);
+    expect(sender.calls.map((c) => c.context.recipients)).toEqual([undefined, ["b@x.example"]]);
+    expect(records[0]?.refused).toEqual([{ recipient: "c@x.example", reason: "550 no such user" }]);
+  });
+});
