@@ -5,6 +5,7 @@
 import { Command, CommanderError } from "commander";
 import { describeError, FlightwatchError } from "../errors.js";
 import { registerApiCommand } from "./api-command.js";
+import { registerDeliveriesCommand } from "./deliveries-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerRulesCommand } from "./rules-command.js";
 import { registerSimulateCommand } from "./simulate-command.js";
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerSimulateCommand(program);
   registerWatchCommand(program);
   registerRulesCommand(program);
+  registerDeliveriesCommand(program);
   return program;
 }
 

@@ -120,7 +120,7 @@ describe("delivery workers", () => {
     const jobs = jobsOf(alert("a1"), r);
     await queues.enqueue(jobs);
     await queues.enqueue(jobs);
-    await waitFor(() => records.length >= 1, 5_000);
+    await waitFor(async () => records.length >= 1, 5_000);
     await queues.enqueue(jobs); // after completion, too
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sender.calls.map((c) => c.id)).toEqual([jobs[0]?.notification.id]);
@@ -137,7 +137,7 @@ describe("delivery workers", () => {
     );
     await start(sender, [r]);
     await queues.enqueue(jobsOf(alert("a1"), r));
-    await waitFor(() => records.some((x) => x.result === "delivered"), 10_000);
+    await waitFor(async () => records.some((x) => x.result === "delivered"), 10_000);
     const [a, b, c] = sender.calls.map((x) => x.at) as [number, number, number];
     expect(sender.calls.map((x) => x.context.attempt)).toEqual([1, 2, 3]);
     expect(b - a).toBeGreaterThanOrEqual(200 * 0.8 - 5);
@@ -161,7 +161,7 @@ describe("delivery workers", () => {
     );
     await start(sender, [r]);
     await queues.enqueue(jobsOf(alert("a1"), r));
-    await waitFor(() => records.some((x) => x.result === "delivered"), 10_000);
+    await waitFor(async () => records.some((x) => x.result === "delivered"), 10_000);
     const [a, b] = sender.calls.map((x) => x.at) as [number, number];
     expect(b - a).toBeGreaterThanOrEqual(690);
     expect(records[0]).toMatchObject({ result: "retrying", reason: "rate_limited" });
@@ -182,7 +182,7 @@ describe("delivery workers", () => {
     );
     await start(sender, [r]);
     await queues.enqueue(jobsOf(alert("a1"), r));
-    await waitFor(() => records.some((x) => x.result === "delivered"), 10_000);
+    await waitFor(async () => records.some((x) => x.result === "delivered"), 10_000);
     const [a, b] = sender.calls.map((x) => x.at) as [number, number];
     expect(b - a).toBeGreaterThanOrEqual(590);
   });
@@ -198,7 +198,7 @@ describe("delivery workers", () => {
     await start(sender, [r]);
     const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
     await queues.enqueue([job]);
-    await waitFor(() => records.length >= 1, 5_000);
+    await waitFor(async () => records.length >= 1, 5_000);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(sender.calls).toHaveLength(1);
     const dead = await queues.deadLetters();
@@ -216,7 +216,7 @@ describe("delivery workers", () => {
       requeued: [job.notification.id],
       missing: ["msg_nothere"],
     });
-    await waitFor(() => records.some((x) => x.result === "delivered"), 5_000);
+    await waitFor(async () => records.some((x) => x.result === "delivered"), 5_000);
     expect(sender.calls.map((c) => c.id)).toEqual([job.notification.id, job.notification.id]);
     expect(await queues.deadLetters()).toEqual([]);
   });
@@ -230,7 +230,7 @@ describe("delivery workers", () => {
     }));
     await start(sender, [r]);
     await queues.enqueue(jobsOf(alert("a1"), r));
-    await waitFor(() => records.some((x) => x.result === "dead"), 5_000);
+    await waitFor(async () => records.some((x) => x.result === "dead"), 5_000);
     expect(sender.calls).toHaveLength(3);
     const [dead] = await queues.deadLetters();
     expect(dead).toMatchObject({
@@ -250,7 +250,7 @@ describe("delivery workers", () => {
     );
     await start(sender, [r]);
     await queues.enqueue(jobsOf(alert("a1"), r));
-    await waitFor(() => records.length >= 1, 5_000);
+    await waitFor(async () => records.length >= 1, 5_000);
     const [endpoint] = await log.disabledEndpoints();
     expect(endpoint).toMatchObject({
       ruleId: "r1",
@@ -258,14 +258,14 @@ describe("delivery workers", () => {
       label: "http://127.0.0.1:9/gone",
     });
     await queues.enqueue(jobsOf(alert("a2"), r));
-    await waitFor(() => records.length >= 2, 5_000);
+    await waitFor(async () => records.length >= 2, 5_000);
     expect(sender.calls).toHaveLength(1); // the second was not attempted
     expect(records[1]).toMatchObject({ result: "dead", reason: "endpoint_disabled" });
     gone = false;
     expect(await log.enable(endpoint?.id as string)).toBe(true);
     const { requeued } = await queues.retry("all");
     expect(requeued).toHaveLength(2);
-    await waitFor(() => records.filter((x) => x.result === "delivered").length === 2, 5_000);
+    await waitFor(async () => records.filter((x) => x.result === "delivered").length === 2, 5_000);
     expect(await log.disabledEndpoints()).toEqual([]);
   });
 
@@ -274,7 +274,7 @@ describe("delivery workers", () => {
     const sender = new ScriptedSender("webhook", () => ({ status: "delivered" }));
     await start(sender, [ruleWith("r1", [])]);
     await queues.enqueue(jobsOf(alert("a1"), r));
-    await waitFor(() => records.length >= 1, 5_000);
+    await waitFor(async () => records.length >= 1, 5_000);
     expect(sender.calls).toHaveLength(0);
     expect(records[0]).toMatchObject({ result: "dead", reason: "channel_removed" });
   });
@@ -301,7 +301,7 @@ describe("delivery workers", () => {
     );
     await start(sender, [r]);
     await queues.enqueue(jobsOf(alert("a1", [gateChange("D1", "D2")]), r));
-    await waitFor(() => records.some((x) => x.result === "delivered"), 5_000);
+    await waitFor(async () => records.some((x) => x.result === "delivered"), 5_000);
     expect(sender.calls.map((c) => c.context.recipients)).toEqual([undefined, ["b@x.example"]]);
     expect(records[0]?.refused).toEqual([{ recipient: "c@x.example", reason: "550 no such user" }]);
   });

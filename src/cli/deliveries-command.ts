@@ -1,0 +1,178 @@
+/**
+ * `flightwatch deliveries`: what delivery did — recent attempts, dead letters,
+ * disabled endpoints, queue depths — and the two repairs: `retry` sends dead letters
+ * again under their notification ids, `enable` re-enables an endpoint disabled by a
+ * 410 Gone. Reads the same Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the daemon;
+ * the daemon's workers do the sending.
+ */
+import type { Command } from "commander";
+import type { Redis } from "ioredis";
+import {
+  DeliveryLog,
+  type DeliveryRecord,
+  type DisabledEndpoint,
+} from "../deliver/delivery-log.js";
+import { type DeadLetter, DeliveryQueues } from "../deliver/delivery-queues.js";
+import { redisSettingsFromEnv } from "../detect/detect-config.js";
+import { InvalidParamError } from "../errors.js";
+import { connectRedis } from "../store/redis-connection.js";
+import { redisKeys } from "../store/redis-keys.js";
+import { EXIT } from "./exit-codes.js";
+import { integer } from "./flag-values.js";
+
+const EXAMPLES = `
+Examples:
+  $ flightwatch deliveries
+      the newest delivery attempts, the dead letters and any disabled endpoint
+  $ flightwatch deliveries --json | jq '.deadLetters[].reason'
+  $ flightwatch deliveries retry msg_3kq5cz0y1b6x2m4n7p8r9s0tua
+      send one dead letter again (same notification id: receivers can deduplicate)
+  $ flightwatch deliveries retry --all
+  $ flightwatch deliveries enable ep_4f1c2a9b0e7d
+      after fixing a webhook receiver that answered 410 Gone
+`;
+
+interface ListFlags {
+  limit?: string;
+  json?: boolean;
+}
+
+/** Adds `deliveries`, `deliveries retry` and `deliveries enable` to the program. */
+export function registerDeliveriesCommand(program: Command): void {
+  const deliveries = program
+    .command("deliveries")
+    .description(
+      "list recent deliveries, dead letters and disabled endpoints (REDIS_URL, FLIGHTWATCH_PREFIX)",
+    )
+    .option("--limit <n>", "how many recent attempts and dead letters to show", "20")
+    .option("--json", "one JSON object instead of text")
+    .addHelpText("after", EXAMPLES)
+    .action(async (flags: ListFlags) => {
+      await withQueues(async ({ queues, log }) => {
+        const limit = integer("--limit", flags.limit ?? "20", 1, 10_000);
+        const [recent, deadLetters, disabled, counts] = await Promise.all([
+          log.recent(limit),
+          queues.deadLetters(limit),
+          log.disabledEndpoints(),
+          queues.counts(),
+        ]);
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify({ recent, deadLetters: deadLetters.slice(0, limit), disabled, counts }, null, 2)}\n`,
+          );
+          return;
+        }
+        process.stdout.write(listing(recent, deadLetters.slice(0, limit), disabled, counts));
+      });
+    });
+
+  deliveries
+    .command("retry")
+    .description(
+      "send dead letters (or delivered notifications still kept) again, under the same notification ids",
+    )
+    .argument("[ids...]", "notification ids (msg_…) as `deliveries` lists them")
+    .option("--all", "every dead letter")
+    .action(async (ids: string[], flags: { all?: boolean }) => {
+      if (!flags.all && ids.length === 0) {
+        throw new InvalidParamError(
+          "ids",
+          "name the notification ids to send again, or give --all",
+        );
+      }
+      if (flags.all && ids.length > 0) {
+        throw new InvalidParamError("--all", "give either ids or --all, not both");
+      }
+      await withQueues(async ({ queues }) => {
+        const { requeued, missing } = await queues.retry(flags.all ? "all" : ids);
+        for (const id of requeued) process.stdout.write(`requeued ${id}\n`);
+        for (const id of missing)
+          process.stderr.write(
+            `flightwatch: ${id}: no dead letter or kept delivery with this id\n`,
+          );
+        if (requeued.length === 0 && flags.all) process.stdout.write("no dead letters\n");
+        if (missing.length > 0) process.exitCode = EXIT.failure;
+      });
+    });
+
+  deliveries
+    .command("enable")
+    .description("re-enable an endpoint that a 410 Gone disabled (then `deliveries retry --all`)")
+    .argument("<endpoint>", "endpoint id (ep_…) as `deliveries` lists it")
+    .action(async (endpoint: string) => {
+      await withQueues(async ({ log }) => {
+        if (await log.enable(endpoint)) {
+          process.stdout.write(
+            `enabled ${endpoint}; send its dead letters again with \`flightwatch deliveries retry --all\`\n`,
+          );
+        } else {
+          process.stderr.write(`flightwatch: ${endpoint} is not disabled\n`);
+          process.exitCode = EXIT.failure;
+        }
+      });
+    });
+}
+
+async function withQueues(
+  body: (parts: { queues: DeliveryQueues; log: DeliveryLog; redis: Redis }) => Promise<void>,
+): Promise<void> {
+  const settings = redisSettingsFromEnv(process.env);
+  const keys = redisKeys(settings.prefix);
+  const redis = await connectRedis(settings.url);
+  const queues = new DeliveryQueues(redis, keys);
+  try {
+    await body({ queues, log: new DeliveryLog(redis, keys), redis });
+  } finally {
+    await queues.close();
+    redis.disconnect();
+  }
+}
+
+const time = (ms: number): string => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+
+/** The text listing: recent attempts, dead letters, disabled endpoints, queue depths. */
+export function listing(
+  recent: readonly DeliveryRecord[],
+  dead: readonly DeadLetter[],
+  disabled: readonly DisabledEndpoint[],
+  counts: Record<string, Record<string, number>>,
+): string {
+  const lines: string[] = [];
+  lines.push(`Recent attempts (newest first, UTC):`);
+  if (recent.length === 0) lines.push("  none");
+  for (const r of recent) {
+    const why =
+      r.result === "delivered"
+        ? r.code !== undefined
+          ? ` (${r.code})`
+          : ""
+        : ` — ${r.reason}: ${r.detail}`;
+    lines.push(
+      `  ${time(r.at)}  ${r.result.padEnd(9)} ${r.id}  ${r.ruleId}/${r.channel} → ${r.destination}  ${r.flight}  attempt ${r.attempt}${why}`,
+    );
+    for (const refused of r.refused ?? [])
+      lines.push(`      refused ${refused.recipient}: ${refused.reason}`);
+  }
+  lines.push("", `Dead letters (send again with \`flightwatch deliveries retry <id>|--all\`):`);
+  if (dead.length === 0) lines.push("  none");
+  for (const d of dead) {
+    lines.push(
+      `  ${time(d.failedAt)}  ${d.id}  ${d.ruleId}/${d.channel} → ${d.destination}  ${d.flight}  ${d.reason}: ${d.detail}`,
+    );
+  }
+  if (disabled.length > 0) {
+    lines.push("", "Disabled endpoints (re-enable with `flightwatch deliveries enable <id>`):");
+    for (const e of disabled) {
+      lines.push(
+        `  ${e.id}  ${e.label}  since ${time(e.at)}  ${e.ruleId}/${e.channel}: ${e.detail}`,
+      );
+    }
+  }
+  lines.push("", "Queues:");
+  for (const [type, c] of Object.entries(counts)) {
+    lines.push(
+      `  ${type.padEnd(8)} waiting ${c.waiting ?? 0}, active ${c.active ?? 0}, delayed ${c.delayed ?? 0}, delivered (kept) ${c.completed ?? 0}, dead ${c.failed ?? 0}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
