@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Flight } from "../api/types.js";
+import { DEFAULT_SUBJECT } from "../deliver/email-message.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight } from "../diff/flight-diff.js";
@@ -218,9 +219,6 @@ function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
     return { rule, matches: mine, alert: decision.alerts[0] };
   });
 }
-
-/** Default email subject (delivery uses the same). */
-export const DEFAULT_SUBJECT = "{flight} {date}: {changes}";
 
 /** What a channel would receive, in lines of text (the channel's own template when it has one). */
 function preview(channel: ChannelSpec, alert: Alert, rule: Rule, zone: string): string[] {

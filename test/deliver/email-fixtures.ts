@@ -1,0 +1,81 @@
+/**
+ * Builders for the email tests: an alert about a flight, its notification through an
+ * email channel, and the rule that holds the channel.
+ */
+
+import { type Notification, notificationId } from "../../src/deliver/notification.js";
+import type { FlightIdentity } from "../../src/diff/flight-snapshot.js";
+import type { Alert, AlertChange } from "../../src/dispatch/alert.js";
+import type { EmailChannelSpec, Rule } from "../../src/rules/rule.js";
+import { rule as baseRule } from "../rules/rule-builder.js";
+
+export const ZONE = "Europe/Amsterdam";
+export const FROM = "Flightwatch <alerts@flightwatch.example>";
+
+/** KL1001 departing 2026-11-21 10:25 local, sold as DL9341 too. */
+export function flight(overrides: Partial<FlightIdentity> = {}): FlightIdentity {
+  return {
+    key: "D:2026-11-21:KL1001",
+    id: "123456789012345678",
+    mainFlight: "KL1001",
+    flightNames: ["KL1001", "DL9341"],
+    direction: "D",
+    scheduleDate: "2026-11-21",
+    scheduled: Date.UTC(2026, 10, 21, 9, 25),
+    ...overrides,
+  };
+}
+
+/** A gate change. */
+export function gateChange(old: string, now: string): AlertChange {
+  return { kind: "gate", field: "gate", action: "changed", old, new: now, eventIds: [`e-${now}`] };
+}
+
+/** An alert of rule `r1` (or `ruleId`) with the given changes. */
+export function alert(
+  id: string,
+  changes: AlertChange[] = [gateChange("D7", "D9")],
+  identity: FlightIdentity = flight(),
+  ruleId = "r1",
+): Alert {
+  return {
+    id,
+    ruleId,
+    labels: { booking: "X7Q2LM" },
+    flight: identity,
+    current: { route: ["WAW"], gate: "D9" },
+    changes,
+    openedAt: 0,
+    decidedAt: 0,
+  };
+}
+
+/** An email channel to the given addresses. */
+export function emailChannel(
+  to: string[] = ["anna@example.com"],
+  overrides: Partial<EmailChannelSpec> = {},
+): EmailChannelSpec {
+  return {
+    type: "email",
+    name: "email",
+    source: { file: "test.yaml", line: 3, column: 5 },
+    to,
+    ...overrides,
+  };
+}
+
+/** The rule holding `channel`. */
+export function ruleWith(channel: EmailChannelSpec, id = "r1"): Rule {
+  return { ...baseRule(id), description: "Anna's flight", channels: [channel] };
+}
+
+/** The notification of `a` through `channel`. */
+export function notificationOf(a: Alert, channel: EmailChannelSpec): Notification {
+  return {
+    id: notificationId(a.id, channel.name),
+    ruleId: a.ruleId,
+    channel: channel.name,
+    type: "email",
+    alert: a,
+  };
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { describeEmailSettings, readEmailSettings } from "../../src/deliver/email-settings.js";
+import { ConfigError, ErrorCode } from "../../src/errors.js";
+
+const FROM = "Flightwatch <alerts@example.com>";
+
+/** The ConfigError thrown for `env`, or a failure when none is. */
+function configError(env: Record<string, string | undefined>): ConfigError {
+  try {
+    readEmailSettings(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error("no ConfigError");
+}
+
+describe("email settings", () => {
+  it("is not configured without SMTP_URL (unset or empty)", () => {
+    expect(readEmailSettings({})).toBeUndefined();
+    expect(readEmailSettings({ SMTP_URL: " ", EMAIL_FROM: FROM })).toBeUndefined();
+  });
+
+  it("reads smtp:// with the default port 25 and no credentials", () => {
+    expect(readEmailSettings({ SMTP_URL: "smtp://mail.example.com", EMAIL_FROM: FROM })).toEqual({
+      host: "mail.example.com",
+      port: 25,
+      secure: false,
+      from: FROM,
+      fromAddress: "alerts@example.com",
+    });
+  });
+
+  it("reads smtps:// with the default port 465 and percent-decoded credentials", () => {
+    const settings = readEmailSettings({
+      SMTP_URL: "smtps://alerts%40example.com:p%3As%2Fw%40rd%25@smtp.example.com",
+      EMAIL_FROM: "alerts@example.com",
+    });
+    expect(settings).toMatchObject({
+      host: "smtp.example.com",
+      port: 465,
+      secure: true,
+      auth: { user: "alerts@example.com", pass: "p:s/w@rd%" },
+      fromAddress: "alerts@example.com",
+    });
+  });
+
+  it("takes an explicit port and an IPv6 host", () => {
+    const settings = readEmailSettings({ SMTP_URL: "smtp://[::1]:2525/", EMAIL_FROM: FROM });
+    expect(settings).toMatchObject({ host: "::1", port: 2525, secure: false });
+    expect(describeEmailSettings(settings!)).toBe(`smtp://[::1]:2525, from ${FROM}`);
+  });
+
+  it.each([
+    ["not a URL", "mail.example.com:25", "not a URL"],
+    ["another scheme", "https://mail.example.com", "smtp:// or smtps://"],
+    ["a query", "smtp://mail.example.com?pool=true", "no path, query"],
+    ["a path", "smtp://mail.example.com/x", "no path, query"],
+    ["port 0", "smtp://mail.example.com:0", "port 0"],
+    ["a port out of range", "smtp://mail.example.com:70000", "not a URL"],
+    ["a user without a password", "smtp://me@mail.example.com", "no password"],
+    ["a password without a user", "smtp://:secret@mail.example.com", "no user name"],
+    ["a bad %-escape", "smtp://me:se%zzcret@mail.example.com", "%-escape"],
+  ])("refuses %s, naming SMTP_URL and never the password", (_what, url, expected) => {
+    const err = configError({ SMTP_URL: url, EMAIL_FROM: FROM });
+    expect(err.code).toBe(ErrorCode.CONFIG_INVALID);
+    expect(err.setting).toBe("SMTP_URL");
+    expect(err.message).toContain(expected);
+    expect(err.message).not.toContain("secret");
+    expect(err.message).not.toContain("se%zzcret");
+  });
+
+  it("never repeats an unparseable URL, which may hold the password", () => {
+    const err = configError({ SMTP_URL: "smtp://me:hunter2@exa mple.com", EMAIL_FROM: FROM });
+    expect(err.message).not.toContain("hunter2");
+  });
+
+  it.each([
+    ["missing", undefined, "is not set"],
+    ["not an address", "Flightwatch", "not one email address"],
+    ["two addresses", "a@example.com, b@example.com", "not one email address"],
+  ])("refuses EMAIL_FROM %s when SMTP_URL is set", (_what, from, expected) => {
+    const err = configError({ SMTP_URL: "smtp://mail.example.com", EMAIL_FROM: from });
+    expect(err.setting).toBe("EMAIL_FROM");
+    expect(err.message).toContain(expected);
+  });
+
+  it("describes the settings for logs with the password masked", () => {
+    const settings = readEmailSettings({
+      SMTP_URL: "smtps://alerts%40example.com:hunter2@smtp.example.com:587",
+      EMAIL_FROM: FROM,
+    });
+    const text = describeEmailSettings(settings!);
+    expect(text).toBe(`smtps://alerts%40example.com:***@smtp.example.com:587, from ${FROM}`);
+    expect(text).not.toContain("hunter2");
+  });
+});
