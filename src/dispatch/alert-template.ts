@@ -45,15 +45,31 @@ export function hasStrayBrace(template: string): boolean {
   return /[{}]/.test(template.replace(PLACEHOLDER_RE, ""));
 }
 
+/** How to render a template for a target. */
+export interface RenderOptions {
+  /**
+   * Applied to every placeholder's value, never to the template's own text: values
+   * come from flight data and must not become markup (Slack mrkdwn, HTML).
+   */
+  escape?: (value: string) => string;
+}
+
 /** Renders a template for an alert; an unknown label renders empty. */
-export function renderTemplate(template: string, alert: Alert, rule: Rule, zone: string): string {
+export function renderTemplate(
+  template: string,
+  alert: Alert,
+  rule: Rule,
+  zone: string,
+  options: RenderOptions = {},
+): string {
   const values = templateValues(alert, rule, zone);
+  const esc = options.escape ?? ((value: string) => value);
   return template.replace(PLACEHOLDER_RE, (all, name: string | undefined) => {
     if (all === "{{") return "{";
     if (all === "}}") return "}";
     const key = (name ?? "").trim();
-    if (key.startsWith("label.")) return alert.labels[key.slice(6)] ?? "";
-    return values[key as (typeof TEMPLATE_FIELDS)[number]] ?? "";
+    if (key.startsWith("label.")) return esc(alert.labels[key.slice(6)] ?? "");
+    return esc(values[key as (typeof TEMPLATE_FIELDS)[number]] ?? "");
   });
 }
 

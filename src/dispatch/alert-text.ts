@@ -78,24 +78,48 @@ export function describeChange(change: AlertChange, zone: string): string {
   return change.correction ? `${text} (correction)` : text;
 }
 
+/** A change as a label and a value (`gate` and `D7 → D9`), for tables and Slack fields. */
+export interface ChangeParts {
+  label: string;
+  value: string;
+}
+
+/** One change as label and value: `status` / `now boarding`; corrections marked. */
+export function changeParts(change: AlertChange, zone: string): ChangeParts {
+  const parts = rawParts(change, zone);
+  return change.correction ? { ...parts, value: `${parts.value} (correction)` } : parts;
+}
+
 function changeText(change: AlertChange, zone: string): string {
   if (change.kind === "flight")
     return change.action === "removed" ? "flight removed" : "new flight";
+  const { label, value } = rawParts(change, zone);
+  return change.kind === "state" ? value : `${label} ${value}`;
+}
+
+function rawParts(change: AlertChange, zone: string): ChangeParts {
+  if (change.kind === "flight")
+    return { label: "flight", value: change.action === "removed" ? "removed" : "new" };
   if (change.kind === "state") {
     const name = STATE_NAMES[change.state ?? ""] ?? change.state ?? "state";
-    return change.action === "withdrawn" ? `no longer ${name}` : `now ${name}`;
+    return {
+      label: "status",
+      value: change.action === "withdrawn" ? `no longer ${name}` : `now ${name}`,
+    };
   }
   if (change.kind === "time") {
     const label = TIME_NAMES[change.field] ?? change.field;
     const to = timeText(change.new, zone);
     const note = timeNote(change);
-    return change.old === undefined
-      ? `${label} ${to}${note}`
-      : `${label} ${timeText(change.old, zone)} → ${to}${note}`;
+    return {
+      label,
+      value:
+        change.old === undefined ? `${to}${note}` : `${timeText(change.old, zone)} → ${to}${note}`,
+    };
   }
   const label = FIELD_NAMES[change.field] ?? change.field;
   const to = valueText(change.new);
-  return change.old === undefined ? `${label} ${to}` : `${label} ${valueText(change.old)} → ${to}`;
+  return { label, value: change.old === undefined ? to : `${valueText(change.old)} → ${to}` };
 }
 
 /** Off-block and landing times: measured against the schedule, which they refer to. */
@@ -133,8 +157,8 @@ function timeText(value: ChangeValue | undefined, zone: string): string {
   return ms === undefined ? value : localTime(ms, zone, false);
 }
 
-/** `10:25`, or `Sat 21 Nov 10:25` with the date. */
-function localTime(ms: number, zone: string, withDate: boolean): string {
+/** `10:25`, or `Sat 21 Nov 10:25` with the date, in the airport's zone. */
+export function localTime(ms: number, zone: string, withDate: boolean): string {
   const local = toLocalDateTime(ms, zone);
   const hm = local.slice(11, 16);
   if (!withDate) return hm;
