@@ -1,0 +1,129 @@
+/**
+ * Paces sends per destination (a Slack webhook URL, a webhook endpoint) across every
+ * delivery worker process: Redis holds each destination's next free slot, and one
+ * Lua script reads and advances it atomically, so two workers can never take the same
+ * slot. BullMQ's own limiter is per queue; Slack's limit (about one message per second)
+ * is per webhook, so one busy channel must not slow down the others.
+ *
+ * Time comes from the caller (`nowMs`): the limiter keeps no clock of its own, so tests
+ * drive it with an injected clock. Keys expire once their slot has passed.
+ */
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+import { ConfigError } from "../errors.js";
+import type { RedisKeys } from "../store/redis-keys.js";
+
+/** Default spacing of sends to one destination: Slack's one message per second. */
+export const DEFAULT_PACE_INTERVAL_MS = 1000;
+
+/** How a limiter paces by default. */
+export interface DestinationLimiterOptions {
+  /** Least time between two sends to one destination, ms (default 1000). */
+  intervalMs?: number;
+}
+
+/** Per-call pacing. */
+export interface ReserveOptions {
+  /** Spacing for this destination, ms (the limiter's default when absent). */
+  intervalMs?: number;
+  /** Do not reserve a slot further away than this; `reserved: false` instead. */
+  maxWaitMs?: number;
+}
+
+/** The answer to a reservation. */
+export interface PaceSlot {
+  /** Whether the slot is now the caller's (false only past `maxWaitMs`). */
+  reserved: boolean;
+  /** Ms from `nowMs` until the slot (0 = send now). */
+  waitMs: number;
+}
+
+// KEYS[1] pace key; ARGV now, interval, maxWait (-1 = any). The key holds the next
+// free slot; taking a slot moves it one interval on and keeps the key alive until then.
+const RESERVE = `
+local now = tonumber(ARGV[1])
+local interval = tonumber(ARGV[2])
+local maxWait = tonumber(ARGV[3])
+local nextFree = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+local slot = math.max(now, nextFree)
+local wait = slot - now
+if maxWait >= 0 and wait > maxWait then return {0, wait} end
+redis.call('SET', KEYS[1], slot + interval, 'PX', wait + interval)
+return {1, wait}
+`;
+
+// KEYS[1] pace key; ARGV now, until. Only ever moves the next free slot later.
+const PUSH_BACK = `
+local now = tonumber(ARGV[1])
+local untilMs = tonumber(ARGV[2])
+local nextFree = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+if untilMs <= now or untilMs <= nextFree then return 0 end
+redis.call('SET', KEYS[1], untilMs, 'PX', untilMs - now)
+return 1
+`;
+
+/** One send slot per interval per destination, shared through Redis. */
+export class DestinationLimiter {
+  readonly #redis: Redis;
+  readonly #keys: RedisKeys;
+  readonly #intervalMs: number;
+
+  constructor(redis: Redis, keys: RedisKeys, options: DestinationLimiterOptions = {}) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.#intervalMs = checkInterval(options.intervalMs ?? DEFAULT_PACE_INTERVAL_MS);
+  }
+
+  /**
+   * Reserves the destination's next free slot at or after `nowMs`; resolves to how long
+   * to wait before using it. A reserved slot is spent even if the caller never sends.
+   */
+  async reserve(
+    destination: string,
+    nowMs: number,
+    options: ReserveOptions = {},
+  ): Promise<PaceSlot> {
+    const interval = checkInterval(options.intervalMs ?? this.#intervalMs);
+    const maxWait =
+      options.maxWaitMs === undefined ? -1 : Math.max(0, Math.floor(options.maxWaitMs));
+    const [reserved, waitMs] = (await this.#redis.eval(
+      RESERVE,
+      1,
+      this.#key(destination),
+      String(Math.floor(nowMs)),
+      String(interval),
+      String(maxWait),
+    )) as [number, number];
+    return { reserved: reserved === 1, waitMs };
+  }
+
+  /** No slot of the destination before `untilMs` (after a 429 and its `Retry-After`). */
+  async pushBack(destination: string, untilMs: number, nowMs: number): Promise<void> {
+    await this.#redis.eval(
+      PUSH_BACK,
+      1,
+      this.#key(destination),
+      String(Math.floor(nowMs)),
+      String(Math.ceil(untilMs)),
+    );
+  }
+
+  #key(destination: string): string {
+    return this.#keys.deliveryPace(destinationHash(destination));
+  }
+}
+
+/** The name a destination goes by in Redis: 128 bits of SHA-256, never the URL itself. */
+export function destinationHash(destination: string): string {
+  return createHash("sha256").update(destination).digest("hex").slice(0, 32);
+}
+
+function checkInterval(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new ConfigError(
+      "intervalMs",
+      `${ms} is not a pace interval; give whole milliseconds ≥ 1`,
+    );
+  }
+  return ms;
+}

@@ -1,0 +1,139 @@
+/**
+ * Sends notifications to Slack incoming webhooks with undici (not `@slack/webhook`,
+ * which neither retries 429s nor honours `Retry-After`). Each send first takes the
+ * webhook's next slot from the shared `DestinationLimiter`, so all workers together
+ * stay at about one message per second per webhook; a 429 pushes that webhook's
+ * slots back for everyone. Slack's answers become outcomes: `ok` delivered, 429 and
+ * 5xx and network faults retried, its 4xx error texts (`no_service`, …) refused for good.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { Agent, type Dispatcher } from "undici";
+import { parseRetryAfter } from "../api/retry-policy.js";
+import type { SlackChannelSpec } from "../rules/rule.js";
+import type { ChannelSender, SendContext } from "./channel-sender.js";
+import { DEFAULT_PACE_INTERVAL_MS, type DestinationLimiter } from "./destination-limiter.js";
+import { type HttpPostResult, httpOutcome, oneLine, postJson } from "./http-post.js";
+import type { Notification } from "./notification.js";
+import type { SendOutcome } from "./send-outcome.js";
+import { slackMessage } from "./slack-message.js";
+
+/** Longest wait for a slot inside one attempt; beyond it the attempt is handed back as a retry. */
+export const DEFAULT_MAX_PACE_WAIT_MS = 15_000;
+
+/** How a Slack sender connects and paces. */
+export interface SlackSenderOptions {
+  /** Shared per-webhook pacing (one Redis for every worker). */
+  limiter: DestinationLimiter;
+  /** Least time between two messages to one webhook, ms (default 1000). */
+  intervalMs?: number;
+  /** Longest wait for a slot before giving the job back as a retry (default 15 s). */
+  maxWaitMs?: number;
+  /** Waits for a slot; injected in tests. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Connection pool; by default the sender's own, closed by `close()`. */
+  dispatcher?: Dispatcher;
+  /** Bound on one POST, ms (default 15 s). */
+  timeoutMs?: number;
+}
+
+/** The Slack channel's sender. */
+export class SlackSender implements ChannelSender<SlackChannelSpec> {
+  readonly type = "slack" as const;
+  readonly #limiter: DestinationLimiter;
+  readonly #intervalMs: number;
+  readonly #maxWaitMs: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #timeoutMs: number | undefined;
+
+  constructor(options: SlackSenderOptions) {
+    this.#limiter = options.limiter;
+    this.#intervalMs = options.intervalMs ?? DEFAULT_PACE_INTERVAL_MS;
+    this.#maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_PACE_WAIT_MS;
+    this.#sleep = options.sleep ?? ((ms) => delay(ms));
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? new Agent({ connections: 16 });
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  /** One paced attempt: wait for the webhook's slot, POST, read Slack's verdict. */
+  async send(
+    notification: Notification,
+    channel: SlackChannelSpec,
+    context: SendContext,
+  ): Promise<SendOutcome> {
+    const body = JSON.stringify(slackMessage(notification, channel, context.rule, context.zone));
+    let slot: Awaited<ReturnType<DestinationLimiter["reserve"]>>;
+    try {
+      slot = await this.#limiter.reserve(channel.url, context.now(), {
+        intervalMs: this.#intervalMs,
+        maxWaitMs: this.#maxWaitMs,
+      });
+    } catch (err) {
+      // Without the shared pace a send could break Slack's limit for every worker.
+      const message = err instanceof Error ? err.message : String(err);
+      return { status: "retry", reason: "connection", detail: `pace limiter: ${message}` };
+    }
+    if (!slot.reserved) {
+      return {
+        status: "retry",
+        reason: "rate_limited",
+        detail: `paced: this webhook's next free slot is ${slot.waitMs} ms away`,
+        retryAfterMs: slot.waitMs,
+      };
+    }
+    if (slot.waitMs > 0) await this.#sleep(slot.waitMs);
+    const result = await postJson(
+      channel.url,
+      body,
+      {},
+      {
+        dispatcher: this.#dispatcher,
+        ...(this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
+      },
+    );
+    const nowMs = context.now();
+    const outcome = slackOutcome(result, nowMs);
+    if (result.kind === "response" && result.status === 429) {
+      const until =
+        nowMs + (outcome.status === "retry" ? (outcome.retryAfterMs ?? this.#intervalMs) : 0);
+      await this.#limiter.pushBack(channel.url, until, nowMs).catch(() => undefined);
+    }
+    return outcome;
+  }
+
+  /** Closes the sender's own connection pool (not a dispatcher it was given). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+}
+
+/**
+ * Slack's verdict: 2xx delivered (Slack answers `ok`); 429, 5xx and network faults
+ * retried (honouring `Retry-After`); every other 4xx — `invalid_payload`,
+ * `action_prohibited`, `no_service`, `channel_not_found`, `channel_is_archived` — refused
+ * for good, naming Slack's error text.
+ */
+export function slackOutcome(result: HttpPostResult, nowMs: number): SendOutcome {
+  if (result.kind === "response" && result.status >= 400 && result.status < 500) {
+    if (result.status === 429) {
+      const retryAfterMs = parseRetryAfter(result.headers["retry-after"], nowMs);
+      return {
+        status: "retry",
+        reason: "rate_limited",
+        detail: `Slack rate limit (HTTP 429${result.body ? `: ${oneLine(result.body)}` : ""})`,
+        code: 429,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      };
+    }
+    const error = result.body ? oneLine(result.body) : "no error text";
+    return {
+      status: "failed",
+      reason: "slack_refused",
+      detail: `Slack refused the message: ${error} (HTTP ${result.status})`,
+      code: result.status,
+    };
+  }
+  return httpOutcome(result, nowMs);
+}
