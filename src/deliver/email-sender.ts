@@ -20,6 +20,11 @@ import type { RefusedRecipient, SendOutcome } from "./send-outcome.js";
 export interface EmailSenderOptions {
   /** Connections open at once (default 3). */
   maxConnections?: number;
+  /**
+   * Messages per connection before it is replaced (default 100, nodemailer's). Higher
+   * is faster (the pool pauses 100 ms before replacing a connection) if the server allows.
+   */
+  maxMessages?: number;
   /** Bound on connecting, on the greeting and on each wait for a reply, ms (default 15 s). */
   timeoutMs?: number;
   /** Bound on one send, waiting for a free connection included, ms (default 60 s). */
@@ -62,6 +67,7 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
       secure: settings.secure,
       ...(settings.auth ? { auth: { user: settings.auth.user, pass: settings.auth.pass } } : {}),
       maxConnections: options.maxConnections ?? 3,
+      maxMessages: options.maxMessages ?? 100,
       // One more go on a fresh connection covers a pooled one the server closed while
       // idle; beyond that a dropped connection is the worker's to retry, on its schedule.
       maxRequeues: 1,
