@@ -5,7 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
+import type { Redis } from "ioredis";
 import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
+import type { DeliveryRecord } from "../deliver/delivery-log.js";
+import { buildSenders } from "../deliver/senders.js";
 import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-config.js";
 import type { PollReport } from "../detect/detector.js";
 import { startWatch } from "../detect/watch.js";
@@ -16,6 +19,8 @@ import { loadRuleDir } from "../rules/rule-loader.js";
 import { RuleSet } from "../rules/rule-matcher.js";
 import { RuleWatcher } from "../rules/rule-watcher.js";
 import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
+import { redisKeys } from "../store/redis-keys.js";
+import { parseDuration } from "../time/duration.js";
 import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 import { ENV_FILE_HELP, loadEnvFile, rulesDir } from "./rules-command.js";
@@ -36,6 +41,10 @@ export interface WatchFlags {
   envFile?: string;
   /** `--rules` alone is `true`: the default directory. */
   rules?: string | boolean;
+  /** `--no-deliver` makes it false: print the alerts instead of delivering them. */
+  deliver?: boolean;
+  /** Print every notification on the console instead of sending it. */
+  console?: boolean;
 }
 
 /** Prefix of `watch --simulator` when FLIGHTWATCH_PREFIX is not set; cleared at every start. */
@@ -97,7 +106,15 @@ export function registerWatchCommand(program: Command): void {
     .option("--consumer <name>", "consumer name, stable across restarts (default: host name)")
     .option(
       "--rules [dir]",
-      "match changes against the rule files in dir (default: FLIGHTWATCH_RULES or ./rules) and print the alerts instead of the events",
+      "match changes against the rule files in dir (default: FLIGHTWATCH_RULES or ./rules) and deliver the alerts through their channels instead of printing the events",
+    )
+    .option(
+      "--no-deliver",
+      "with --rules: print each alert (JSON when piped) instead of delivering it through its channels",
+    )
+    .option(
+      "--console",
+      "with --rules: print every notification on the console instead of sending it to Slack, email or webhooks (a dry run)",
     )
     .option("--env-file <file>", ENV_FILE_HELP)
     .option("--no-poll", "only print events; polling is left to other processes")
@@ -174,6 +191,10 @@ export async function runWatchCommand(
       process.on("SIGHUP", reload);
     }
     const live = rules;
+    const deliver = live !== undefined && flags.deliver !== false;
+    const stallMs = env.DELIVERY_STALL_TIMEOUT
+      ? parseDuration(env.DELIVERY_STALL_TIMEOUT, "DELIVERY_STALL_TIMEOUT")
+      : undefined;
     const watcher = await startWatch({
       client,
       redis,
@@ -189,7 +210,41 @@ export async function runWatchCommand(
             rules: {
               current: () => live.current,
               group: dispatchGroup,
-              onAlert: (alert) => writeLine(alertLine(alert, live.current, zone)),
+              ...(deliver
+                ? {}
+                : { onAlert: (alert: Alert) => writeLine(alertLine(alert, live.current, zone)) }),
+            },
+          }
+        : {}),
+      ...(deliver
+        ? {
+            delivery: {
+              senders: (plain: Redis) =>
+                buildSenders({
+                  env,
+                  redis: plain,
+                  keys: redisKeys(redis.prefix),
+                  console: { write: (text) => writeLine(text), json: !process.stdout.isTTY },
+                  consoleOnly: Boolean(flags.console),
+                }),
+              workers: {
+                ...(stallMs !== undefined
+                  ? { lockDurationMs: stallMs, stalledIntervalMs: Math.max(250, stallMs / 2) }
+                  : {}),
+                onRecord: (record: DeliveryRecord) => {
+                  // In a dry run the notification itself is on stdout already.
+                  const plain = flags.quiet || flags.console;
+                  if (!plain || record.result !== "delivered") {
+                    process.stderr.write(`${describeRecord(record)}\n`);
+                  }
+                },
+                onError: (err: Error) =>
+                  process.stderr.write(`flightwatch: delivery: ${describeError(err)}\n`),
+              },
+              onDropped: (alert: Alert) =>
+                process.stderr.write(
+                  `flightwatch: alert ${alert.id} not sent: rule ${alert.ruleId} is gone\n`,
+                ),
             },
           }
         : {}),
@@ -267,6 +322,13 @@ function writeLine(line: string): Promise<void> | undefined {
     out.once("error", settle);
     out.once("close", onClose);
   });
+}
+
+/** One line about a delivery attempt, for stderr. */
+export function describeRecord(record: DeliveryRecord): string {
+  const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt})`;
+  if (record.result === "delivered") return `delivered ${what}`;
+  return `${record.result === "dead" ? "dead letter" : "retrying"} ${what}: ${record.reason}: ${record.detail}`;
 }
 
 /** One line about a poll, for stderr. */

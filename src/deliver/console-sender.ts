@@ -2,13 +2,15 @@
  * The console channel: prints each notification to stdout — a short block in a
  * terminal, one JSON object per line when piped — for the demo and for debugging a
  * rule without a real receiver. The flight's text comes from the same pure
- * description every channel uses.
+ * description every channel uses. It can stand in for any channel (`watch
+ * --console`): the notification is printed with where it would have gone.
  */
 import type { Alert } from "../dispatch/alert.js";
 import { describeAlert, describeChange, describeFlight } from "../dispatch/alert-text.js";
-import type { ConsoleChannelSpec, Rule } from "../rules/rule.js";
+import type { ChannelSpec, Rule } from "../rules/rule.js";
 import { toLocalDateTime } from "../time/local-time.js";
 import type { ChannelSender, SendContext } from "./channel-sender.js";
+import { destinationOf } from "./endpoint.js";
 import type { Notification } from "./notification.js";
 import type { SendOutcome } from "./send-outcome.js";
 
@@ -20,8 +22,8 @@ export interface ConsoleSenderOptions {
   json: boolean;
 }
 
-/** Prints notifications. */
-export class ConsoleSender implements ChannelSender<ConsoleChannelSpec> {
+/** Prints notifications (of console channels, or of any channel in a dry run). */
+export class ConsoleSender implements ChannelSender {
   readonly type = "console" as const;
   readonly #options: ConsoleSenderOptions;
 
@@ -31,11 +33,11 @@ export class ConsoleSender implements ChannelSender<ConsoleChannelSpec> {
 
   async send(
     notification: Notification,
-    channel: ConsoleChannelSpec,
+    channel: ChannelSpec,
     context: SendContext,
   ): Promise<SendOutcome> {
     const text = this.#options.json
-      ? `${JSON.stringify(consoleRecord(notification, context.rule, context.zone))}\n`
+      ? `${JSON.stringify(consoleRecord(notification, channel, context.rule, context.zone))}\n`
       : consoleBlock(notification, channel, context.rule, context.zone);
     try {
       await this.#options.write(text);
@@ -49,12 +51,19 @@ export class ConsoleSender implements ChannelSender<ConsoleChannelSpec> {
 }
 
 /** The JSON form: ids, rule, flight, changes and the sentence a person would read. */
-export function consoleRecord(notification: Notification, rule: Rule, zone: string) {
+export function consoleRecord(
+  notification: Notification,
+  channel: ChannelSpec,
+  rule: Rule,
+  zone: string,
+) {
   const { alert } = notification;
   return {
     id: notification.id,
     rule: rule.id,
     channel: notification.channel,
+    type: channel.type,
+    ...(channel.type === "console" ? {} : { destination: destinationOf(channel) }),
     labels: alert.labels,
     flight: alert.flight,
     changes: alert.changes,
@@ -66,7 +75,7 @@ export function consoleRecord(notification: Notification, rule: Rule, zone: stri
 /** The terminal form: a header line with time, rule and flight, then one line per change. */
 export function consoleBlock(
   notification: Notification,
-  channel: ConsoleChannelSpec,
+  channel: ChannelSpec,
   rule: Rule,
   zone: string,
 ): string {

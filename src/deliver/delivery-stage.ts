@@ -21,8 +21,13 @@ export interface DeliveryStageOptions {
   keys: RedisKeys;
   rules: () => RuleSet;
   zone: string;
-  /** Senders of the channel types this process delivers; none = enqueue only. */
-  senders: Partial<Record<ChannelType, ChannelSender>>;
+  /**
+   * Senders of the channel types this process delivers (none = enqueue only), or a
+   * builder given the stage's plain connection (for the Slack pacing).
+   */
+  senders:
+    | Partial<Record<ChannelType, ChannelSender>>
+    | ((redis: Redis) => Partial<Record<ChannelType, ChannelSender>>);
   /** Consumer group on the alerts stream (default `notify`) and this process's consumer name. */
   group?: string;
   consumer: string;
@@ -49,6 +54,7 @@ export interface DeliveryStage {
 export async function startDeliveryStage(options: DeliveryStageOptions): Promise<DeliveryStage> {
   const { keys } = options;
   const plain = await options.connect();
+  const senders = typeof options.senders === "function" ? options.senders(plain) : options.senders;
   const queues = new DeliveryQueues(plain, keys);
   const log = new DeliveryLog(plain, keys);
   const consumer = new AlertConsumer({
@@ -71,7 +77,7 @@ export async function startDeliveryStage(options: DeliveryStageOptions): Promise
     ...options.workers,
     connection: await options.connect(true),
     keys,
-    senders: options.senders,
+    senders,
     rules: options.rules,
     zone: options.zone,
     log,
@@ -85,7 +91,8 @@ export async function startDeliveryStage(options: DeliveryStageOptions): Promise
     async close() {
       await workers.close();
       await queues.close();
-      await Promise.all(Object.values(options.senders).map((s) => s.close()));
+      // One sender may serve several types (the console in a dry run): close it once.
+      await Promise.all([...new Set(Object.values(senders))].map((s) => s.close()));
     },
   };
 }

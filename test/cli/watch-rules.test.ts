@@ -32,7 +32,17 @@ describe("flightwatch watch --rules", () => {
       "rules:\n  - id: everything\n    labels: { who: test }\n    channels: [{ type: console }, { type: webhook, url: 'http://127.0.0.1:9/hook' }]\n",
     );
     const proc = spawnCli(
-      ["watch", "--simulator", "--speed", "120", "--interval", "300ms", "--rules", dir],
+      [
+        "watch",
+        "--simulator",
+        "--speed",
+        "120",
+        "--interval",
+        "300ms",
+        "--rules",
+        dir,
+        "--no-deliver",
+      ],
       { REDIS_URL: TEST_REDIS_URL, FLIGHTWATCH_PREFIX: t.prefix },
     );
     try {

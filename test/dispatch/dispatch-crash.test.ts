@@ -61,7 +61,7 @@ describe("flightwatch watch --rules under SIGKILL", () => {
   });
 
   const watch = (crashAt?: string): CliProcess =>
-    spawnCli(["watch", "--consumer", "crash-test", "--rules", dir], {
+    spawnCli(["watch", "--consumer", "crash-test", "--rules", dir, "--no-deliver"], {
       FLIGHT_API_BASE_URL: sim.baseUrl,
       FLIGHT_API_TOKEN: TOKEN,
       REDIS_URL: TEST_REDIS_URL,

@@ -1,0 +1,45 @@
+/**
+ * The senders a process delivers with, built from the environment: webhooks and
+ * Slack over undici (Slack paced per webhook through Redis), email over pooled SMTP
+ * from `SMTP_URL`/`EMAIL_FROM`, and the console. With `consoleOnly` every channel
+ * prints to the console instead (a dry run for demos and rule debugging).
+ */
+import type { Redis } from "ioredis";
+import type { RedisKeys } from "../store/redis-keys.js";
+import type { ChannelSender } from "./channel-sender.js";
+import { ConsoleSender, type ConsoleSenderOptions } from "./console-sender.js";
+import { DestinationLimiter } from "./destination-limiter.js";
+import { EmailSender } from "./email-sender.js";
+import { readEmailSettings } from "./email-settings.js";
+import type { ChannelType } from "./notification.js";
+import { SlackSender } from "./slack-sender.js";
+import { WebhookSender } from "./webhook-sender.js";
+
+/** What the senders are built from. */
+export interface SendersOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  /** For the Slack pacing (plain commands). */
+  redis: Redis;
+  keys: RedisKeys;
+  console: ConsoleSenderOptions;
+  /** Print every channel's notifications instead of sending them. */
+  consoleOnly?: boolean;
+}
+
+/**
+ * One sender per channel type. Reads `SMTP_URL` and `EMAIL_FROM` now, so a bad value
+ * fails at start (FW_ERR_CONFIG naming the variable); without `SMTP_URL`, email
+ * notifications become dead letters that say so.
+ */
+export function buildSenders(options: SendersOptions): Record<ChannelType, ChannelSender> {
+  const console = new ConsoleSender(options.console);
+  if (options.consoleOnly) {
+    return { console, webhook: console, slack: console, email: console };
+  }
+  return {
+    console,
+    webhook: new WebhookSender(),
+    slack: new SlackSender({ limiter: new DestinationLimiter(options.redis, options.keys) }),
+    email: new EmailSender(readEmailSettings(options.env)),
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * `flightwatch watch --rules` delivering, end to end: the real CLI against the
+ * built-in simulator, a real Redis and real loopback receivers. Alerts reach a
+ * signed CloudEvents webhook and the console once each; an endpoint that answers
+ * 410 Gone is disabled, its notifications become dead letters, and after
+ * `deliveries enable` and `deliveries retry --all` they are sent again under the
+ * same ids. What a graceful stop leaves queued is delivered by the next run.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { notificationId } from "../../src/deliver/notification.js";
+import { AlertStore } from "../../src/store/alert-store.js";
+import { redisKeys } from "../../src/store/redis-keys.js";
+import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
+import { waitFor } from "../support/crash-run.js";
+import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
+
+const SECRET = `whsec_${Buffer.alloc(32, 5).toString("base64")}`;
+
+interface ConsoleLine {
+  id: string;
+  rule: string;
+  channel: string;
+  type: string;
+}
+
+describe("flightwatch watch --rules (delivery)", () => {
+  let t: TestRedis;
+  let dir: string;
+  let hook: WebhookReceiver;
+  let gone: WebhookReceiver;
+  let goneAnswers = 410;
+  beforeAll(async () => {
+    t = await testRedis("watch-deliver");
+    dir = await mkdtemp(join(tmpdir(), "fw-watch-deliver-"));
+    hook = await startWebhookReceiver({ secret: SECRET });
+    gone = await startWebhookReceiver({ respond: () => ({ status: goneAnswers }) });
+    await writeFile(
+      join(dir, "deliver.yaml"),
+      `rules:
+  - id: gates
+    changes: [gate]
+    channels:
+      - { type: webhook, url: "${hook.url}", secret: "${SECRET}" }
+      - { type: console }
+  - id: boarding
+    changes: [{ kind: state, states: [BRD] }]
+    channels:
+      - { type: webhook, name: partner, url: "${gone.url}", format: json }
+`,
+    );
+  });
+  afterAll(async () => {
+    await hook?.close();
+    await gone?.close();
+    await t?.cleanup();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const cli = (args: string[]): CliProcess =>
+    spawnCli(args, { REDIS_URL: TEST_REDIS_URL, FLIGHTWATCH_PREFIX: t.prefix });
+  /** Starts a run and waits until it delivers (its rules are live). */
+  const started = async (args: string[]): Promise<CliProcess> => {
+    const proc = cli(args);
+    await waitFor(async () => /rules? live/.test(proc.stderr()), 30_000);
+    return proc;
+  };
+  const run = async (args: string[]) => {
+    const proc = cli(args);
+    const code = await proc.exited;
+    return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+  };
+
+  it("delivers each alert once per channel, disables a gone endpoint, and re-sends its dead letters", async () => {
+    const first = cli([
+      "watch",
+      "--simulator",
+      "--speed",
+      "120",
+      "--interval",
+      "300ms",
+      "--rules",
+      dir,
+    ]);
+    try {
+      await hook.waitForIds(3, 45_000);
+      await waitFor(async () => gone.deliveries.length >= 1, 45_000);
+    } finally {
+      first.child.kill("SIGTERM");
+    }
+    expect(await first.exited).toBe(0);
+    expect(first.stderr()).toMatch(/delivered gates\/webhook → http:\/\/127\.0\.0\.1:\d+\/hook/);
+    expect(first.stderr()).toMatch(/dead letter boarding\/partner → .*: gone: HTTP 410/);
+
+    // Drain what the first run left queued, without polling anything new.
+    const second = await started(["watch", "--simulator", "--no-poll", "--rules", dir]);
+    const keys = redisKeys(t.prefix);
+    const alerts = await new AlertStore(t.redis, keys).readAlerts();
+    const expected = (ruleId: string, channel: string) =>
+      new Set(alerts.filter((a) => a.ruleId === ruleId).map((a) => notificationId(a.id, channel)));
+    try {
+      await waitFor(
+        async () => hook.uniqueIds().size === expected("gates", "webhook").size,
+        30_000,
+      );
+      await waitFor(
+        async () =>
+          completeLines(first.stdout() + second.stdout()).length ===
+          expected("gates", "console").size,
+        30_000,
+      );
+    } finally {
+      second.child.kill("SIGTERM");
+    }
+    expect(await second.exited).toBe(0);
+
+    // Webhook: every alert once, signed, a CloudEvent named after the change.
+    expect(hook.uniqueIds()).toEqual(expected("gates", "webhook"));
+    expect(hook.deliveries.length).toBe(hook.uniqueIds().size);
+    for (const d of hook.deliveries) {
+      expect(d.verified).toBe(true);
+      expect(d.headers["content-type"]).toBe("application/cloudevents+json");
+      expect(d.body).toMatchObject({
+        specversion: "1.0",
+        id: d.id,
+        source: "/flightwatch/rules/gates",
+      });
+    }
+    // Console: every alert once, as JSON (stdout is a pipe).
+    const printed = completeLines(first.stdout() + second.stdout()).map(
+      (l) => JSON.parse(l) as ConsoleLine,
+    );
+    expect(new Set(printed.map((p) => p.id))).toEqual(expected("gates", "console"));
+    expect(printed.length).toBe(expected("gates", "console").size);
+
+    // The 410 endpoint: disabled after one request; the rest were dead letters unsent.
+    expect(gone.deliveries).toHaveLength(1);
+    const listed = await run(["deliveries", "--json", "--limit", "1000"]);
+    expect(listed.code).toBe(0);
+    const report = JSON.parse(listed.stdout) as {
+      deadLetters: Array<{ id: string; reason: string }>;
+      disabled: Array<{ id: string; ruleId: string; channel: string }>;
+      recent: Array<{ id: string; result: string }>;
+    };
+    const partner = expected("boarding", "partner");
+    expect(new Set(report.deadLetters.map((d) => d.id))).toEqual(partner);
+    expect(report.deadLetters.find((d) => d.id === gone.deliveries[0]?.id)?.reason).toBe("gone");
+    expect(new Set(report.deadLetters.map((d) => d.reason))).toEqual(
+      new Set(partner.size > 1 ? ["gone", "endpoint_disabled"] : ["gone"]),
+    );
+    expect(report.disabled).toMatchObject([{ ruleId: "boarding", channel: "partner" }]);
+    const text = await run(["deliveries"]);
+    expect(text.stdout).toContain("Dead letters");
+    expect(text.stdout).toContain(report.disabled[0]?.id);
+
+    // Fixed receiver: enable, retry --all, and the next run sends them under the same ids.
+    goneAnswers = 200;
+    const enabled = await run(["deliveries", "enable", report.disabled[0]?.id as string]);
+    expect(enabled.code).toBe(0);
+    const retried = await run(["deliveries", "retry", "--all"]);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout.trim().split("\n")).toHaveLength(partner.size);
+    const third = await started(["watch", "--simulator", "--no-poll", "--rules", dir]);
+    try {
+      await waitFor(async () => gone.uniqueIds().size === partner.size, 30_000);
+    } finally {
+      third.child.kill("SIGTERM");
+    }
+    expect(await third.exited).toBe(0);
+    expect(gone.uniqueIds()).toEqual(partner);
+    const after = JSON.parse((await run(["deliveries", "--json"])).stdout) as typeof report;
+    expect(after.deadLetters).toEqual([]);
+    expect(after.disabled).toEqual([]);
+  }, 180_000);
+
+  it("deliveries retry needs ids or --all", async () => {
+    const none = await run(["deliveries", "retry"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--all");
+    const missing = await run(["deliveries", "retry", "msg_nothing"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("msg_nothing");
+  }, 60_000);
+});
