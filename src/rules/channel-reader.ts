@@ -1,11 +1,12 @@
 /**
- * Reads a rule's `channels` into ChannelSpecs: the type, the keys that type takes,
+ * Reads a rule's `channels` into ChannelSpecs: the type, the keys that type takes, `retry`,
  * URLs (https, or http on loopback for testing), email addresses, webhook secrets,
  * and a name for each (given, or the type, numbered when a rule has several of it).
  * URLs and secrets are credentials: messages describe them but never repeat them.
  */
 import { hasStrayBrace, TEMPLATE_FIELDS, unknownPlaceholders } from "../dispatch/alert-template.js";
 import { suggestionHint } from "./did-you-mean.js";
+import { readRetry } from "./retry-reader.js";
 import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition } from "./rule.js";
 import { CHANNEL_KEYS } from "./rule-schema.js";
 import { type Entry, join, type TreeReader } from "./tree-reader.js";
@@ -176,6 +177,8 @@ function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undef
     }
     return readUrl(r, entry, join(path, key));
   };
+  const retry = entries.get("retry");
+  if (retry) spec.retry = readRetry(r, retry, join(path, "retry"));
   switch (type) {
     case "slack":
       spec.url = url("url", true);

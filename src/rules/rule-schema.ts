@@ -151,8 +151,11 @@ export const TIME_FIELD_NAMES: readonly string[] = TIME_FIELDS;
 
 /** Keys each channel type takes besides `type` and `name`. */
 export const CHANNEL_KEYS: Readonly<Record<ChannelType, readonly string[]>> = {
-  slack: ["url", "template"],
-  email: ["to", "subject", "template", "unsubscribe_url"],
-  webhook: ["url", "secret", "format"],
-  console: [],
+  slack: ["url", "template", "retry"],
+  email: ["to", "subject", "template", "unsubscribe_url", "retry"],
+  webhook: ["url", "secret", "format", "retry"],
+  console: ["retry"],
 };
+
+/** Keys of a channel's `retry`. */
+export const RETRY_KEYS = ["delays", "for"] as const;

@@ -147,10 +147,10 @@ describe("channel problems", () => {
     ).toMatchObject({
       path: "rules[0].channels[0].to",
       message: "unknown key `to`",
-      hint: "`to` is for email channels; slack channels take `url`, `template`",
+      hint: "`to` is for email channels; slack channels take `url`, `template`, `retry`",
     });
     expect(problemOf(withChannels("[{ type: console, url: https://a.example.com }]")).hint).toBe(
-      "`url` is for slack channels; console channels take no options",
+      "`url` is for slack channels; console channels take `retry`",
     );
     expect(problemOf(withChannels("[{ type: email, to: a@b.co, subjet: x }]")).hint).toBe(
       "did you mean `subject`?",

@@ -7,7 +7,14 @@ import fc from "fast-check";
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { ChangeSelector, ChannelSpec, FlightFilter, Rule } from "../../src/rules/rule.js";
+import { DEFAULT_RETRY_SCHEDULE } from "../../src/deliver/retry-schedule.js";
+import type {
+  ChangeSelector,
+  ChannelSpec,
+  FlightFilter,
+  RetrySchedule,
+  Rule,
+} from "../../src/rules/rule.js";
 import { parseRuleFile } from "../../src/rules/rule-loader.js";
 import { yamlStyle } from "./rule-arbitraries.js";
 import { ZONE } from "./rule-text.js";
@@ -248,6 +255,18 @@ const selector: fc.Arbitrary<Case<unknown, ChangeSelector>> = fc.oneof(
   ),
 );
 
+const HOUR = 3_600_000;
+// No `delays: []`: yaml's block style writes an empty list on a line of its own, which it cannot read.
+const retry = fc.constantFrom<Case<unknown, RetrySchedule>>(
+  { raw: "none", norm: { delaysMs: [], forMs: 24 * HOUR } },
+  { raw: { for: "12h" }, norm: { ...DEFAULT_RETRY_SCHEDULE, forMs: 12 * HOUR } },
+  {
+    raw: { delays: ["10s", "1m", "5m", "30m"], for: "12h" },
+    norm: { delaysMs: [10_000, 60_000, 300_000, 1_800_000], forMs: 12 * HOUR },
+  },
+  { raw: { delays: "1h30m", for: "7d" }, norm: { delaysMs: [1.5 * HOUR], forMs: 168 * HOUR } },
+);
+
 const secret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
 const channel: fc.Arbitrary<{
   raw: Record<string, unknown>;
@@ -281,12 +300,16 @@ const channel: fc.Arbitrary<{
       })),
     ),
     fc.option(fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), { nil: undefined }),
+    fc.option(retry, { nil: undefined }),
   )
-  .map(([c, name]) =>
-    name === undefined
-      ? c
-      : { raw: { ...c.raw, name: `n-${name}` }, norm: c.norm, name: `n-${name}` },
-  );
+  .map(([c, name, r]) => {
+    const withRetry = r
+      ? { raw: { ...c.raw, retry: r.raw }, norm: { ...c.norm, retry: r.norm } }
+      : c;
+    return name === undefined
+      ? withRetry
+      : { raw: { ...withRetry.raw, name: `n-${name}` }, norm: withRetry.norm, name: `n-${name}` };
+  });
 
 const labelValue = fc.oneof(
   fc.string({ maxLength: 10 }),
