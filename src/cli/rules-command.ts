@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Flight } from "../api/types.js";
 import { DEFAULT_SUBJECT } from "../deliver/email-message.js";
+import { describeSchedule } from "../deliver/retry-schedule.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight } from "../diff/flight-diff.js";
@@ -188,6 +189,9 @@ export async function runRulesTest(
       }
       for (const channel of rule.channels) {
         process.stdout.write(`    ${channel.name} → ${destination(channel)}\n`);
+        // Only a schedule the rule chose: the default one would repeat on every channel.
+        if (channel.retry)
+          process.stdout.write(`      retry: ${describeSchedule(channel.retry)}\n`);
         for (const line of preview(channel, alert, rule, zone)) {
           process.stdout.write(`      ${line}\n`);
         }

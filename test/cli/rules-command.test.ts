@@ -19,6 +19,7 @@ rules:
         to: [anna@example.com]
       - type: slack
         url: https://hooks.slack.com/services/T0/B0/secret-part
+        retry: { delays: [1m, 10m], for: 1h }
   - id: pier-e
     flights: { pier: E }
     changes: [gate]
@@ -117,6 +118,8 @@ describe("flightwatch rules", () => {
     expect(out).not.toContain("✓ belts");
     expect(out).toContain("email → anna@example.com");
     expect(out).toContain("slack → slack https://hooks.slack.com/…");
+    expect(out).toContain("      retry: 1m, 10m, then every 10m up to 1h (7 attempts)\n");
+    expect(out.match(/retry:/g)).toHaveLength(1);
     expect(out).not.toContain("secret-part");
     expect(out).toContain("KL1001 to WAW, departs Sat 21 Nov 10:25: gate D7 → E9");
     expect(out).toContain("3 of 4 rules match; nothing was sent");
