@@ -81,7 +81,14 @@ export function consoleBlock(
 ): string {
   const { alert } = notification;
   const at = toLocalDateTime(alert.decidedAt, zone).slice(11, 19);
-  const head = `📣 ${at} ${rule.id}${channel.name === "console" ? "" : ` (${channel.name})`}: ${describeFlight(alert.flight, routeOf(alert), zone)}`;
+  // In a dry run (`--console`) each notification says where it would have gone.
+  const via =
+    channel.type !== "console"
+      ? ` → ${channel.type}${channel.name === channel.type ? "" : ` ${channel.name}`} ${destinationOf(channel)}`
+      : channel.name === "console"
+        ? ""
+        : ` (${channel.name})`;
+  const head = `📣 ${at} ${rule.id}${via}: ${describeFlight(alert.flight, routeOf(alert), zone)}`;
   return `${head}\n${alert.changes.map((c) => `     ${describeChange(c, zone)}\n`).join("")}`;
 }
 
