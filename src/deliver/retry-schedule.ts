@@ -40,10 +40,20 @@ export function nominalDelay(schedule: RetrySchedule, retry: number): number | u
   return undefined;
 }
 
-/** Attempts a notification gets in all: the first plus every scheduled retry. */
+/** Attempts a notification gets in all: the first plus every scheduled retry (one pass). */
 export function attemptsOf(schedule: RetrySchedule): number {
+  const { delaysMs, forMs } = schedule;
+  if (delaysMs.length === 0) return 1;
+  let elapsed = 0;
   let retries = 0;
-  while (nominalDelay(schedule, retries + 1) !== undefined) retries++;
+  for (;;) {
+    const delay = delaysMs[Math.min(retries, delaysMs.length - 1)] as number;
+    // The same stopping rules as nominalDelay: past the list, a zero delay never ends.
+    if (delay <= 0 && retries >= delaysMs.length) break;
+    elapsed += delay;
+    if (elapsed > forMs) break;
+    retries++;
+  }
   return retries + 1;
 }
 
