@@ -58,7 +58,9 @@ describe("retry schedule", () => {
   it("counts attempts as the delays it schedules (property)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 2 * S, max: 5 * M })), { maxLength: 6 }),
+        fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 2 * S, max: 5 * M })), {
+          maxLength: 6,
+        }),
         fc.integer({ min: 1, max: 2 * H }),
         (delaysMs, forMs) => {
           const schedule = { delaysMs, forMs };
