@@ -7,15 +7,19 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Flight } from "../api/types.js";
-import { DEFAULT_SUBJECT } from "../deliver/email-message.js";
+import { consoleRecord } from "../deliver/console-sender.js";
+import { emailMessage } from "../deliver/email-message.js";
+import { destinationOf } from "../deliver/endpoint.js";
+import { type Notification, notificationsOf } from "../deliver/notification.js";
 import { describeSchedule } from "../deliver/retry-schedule.js";
+import { slackMessage } from "../deliver/slack-message.js";
+import { webhookMessage } from "../deliver/webhook-message.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight } from "../diff/flight-diff.js";
 import { identityOf } from "../diff/flight-snapshot.js";
 import type { Alert } from "../dispatch/alert.js";
 import { admitMatches, flushDue } from "../dispatch/alert-decision.js";
-import { renderTemplate } from "../dispatch/alert-template.js";
 import { describeAlert, describeChange } from "../dispatch/alert-text.js";
 import { groupByTarget } from "../dispatch/dispatcher.js";
 import { ConfigError, formatRuleProblem } from "../errors.js";
@@ -158,6 +162,7 @@ export async function runRulesTest(
   }
   const ruleSet = new RuleSet(load.rules, { zone });
   const matches = ruleSet.match(events, now);
+  const from = env.EMAIL_FROM?.trim() || "flightwatch <flightwatch@localhost>";
   const outcomes = decide(matches, now);
   if (flags.json) {
     const out = outcomes.map(({ rule, matches: m, alert }) => ({
@@ -166,7 +171,13 @@ export async function runRulesTest(
       events: m.map((x) => x.event.id),
       selectors: m.map((x) => x.selector?.name ?? null),
       alert: alert ?? null,
-      channels: rule.channels.map((c) => ({ name: c.name, type: c.type, to: destination(c) })),
+      channels: rule.channels.map((c) => ({
+        name: c.name,
+        type: c.type,
+        to: destinationOf(c),
+        ...(c.retry ? { retry: describeSchedule(c.retry) } : {}),
+        payload: alert ? payloadOf(c, alert, rule, zone, from) : null,
+      })),
     }));
     process.stdout.write(`${JSON.stringify({ events, matches: out }, null, 2)}\n`);
   } else {
@@ -188,11 +199,12 @@ export async function runRulesTest(
         continue;
       }
       for (const channel of rule.channels) {
-        process.stdout.write(`    ${channel.name} → ${destination(channel)}\n`);
+        const kind = channel.name === channel.type ? "" : ` (${channel.type})`;
+        process.stdout.write(`    ${channel.name}${kind} → ${destinationOf(channel)}\n`);
         // Only a schedule the rule chose: the default one would repeat on every channel.
         if (channel.retry)
           process.stdout.write(`      retry: ${describeSchedule(channel.retry)}\n`);
-        for (const line of preview(channel, alert, rule, zone)) {
+        for (const line of preview(channel, alert, rule, zone, from)) {
           process.stdout.write(`      ${line}\n`);
         }
       }
@@ -224,41 +236,54 @@ function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
   });
 }
 
-/** What a channel would receive, in lines of text (the channel's own template when it has one). */
-function preview(channel: ChannelSpec, alert: Alert, rule: Rule, zone: string): string[] {
-  const text = (template: string | undefined) =>
-    template === undefined
-      ? describeAlert(alert, zone)
-      : renderTemplate(template, alert, rule, zone);
+/** What a channel would receive: the payload its sender would send (nothing is sent). */
+function payloadOf(channel: ChannelSpec, alert: Alert, rule: Rule, zone: string, from: string) {
+  const [notification] = notificationsOf(alert, { ...rule, channels: [channel] });
+  const n = notification as Notification;
   switch (channel.type) {
     case "email":
-      return [
-        `subject: ${renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone)}`,
-        text(channel.template),
-      ];
+      return { id: n.id, ...emailMessage(n, channel, rule, zone, from) };
     case "slack":
-      return [text(channel.template)];
-    case "webhook":
-      return [
-        `${channel.format === "json" ? "JSON" : "CloudEvents 1.0 JSON"} body${channel.secret ? ", signed (Standard Webhooks)" : ", unsigned"}: alert ${alert.id}`,
-        describeAlert(alert, zone),
-      ];
+      return { id: n.id, ...slackMessage(n, channel, rule, zone) };
+    case "webhook": {
+      const message = webhookMessage(n, channel, { rule, zone });
+      return {
+        id: n.id,
+        contentType: message.contentType,
+        signed: channel.secret !== undefined,
+        body: JSON.parse(message.body) as unknown,
+      };
+    }
     default:
-      return [describeAlert(alert, zone)];
+      return consoleRecord(n, channel, rule, zone);
   }
 }
 
-/** Where a channel sends, with secrets left out (webhook paths often embed tokens). */
-function destination(channel: ChannelSpec): string {
+/** The payload in a few lines of text. */
+function preview(
+  channel: ChannelSpec,
+  alert: Alert,
+  rule: Rule,
+  zone: string,
+  from: string,
+): string[] {
+  const payload = payloadOf(channel, alert, rule, zone, from);
   switch (channel.type) {
-    case "email":
-      return channel.to.join(", ");
-    case "console":
-      return "stdout";
-    default: {
-      const url = new URL(channel.url);
-      return `${channel.type} ${url.origin}/…`;
+    case "email": {
+      const mail = payload as ReturnType<typeof emailMessage>;
+      return [`subject: ${mail.subject}`, ...mail.text.split("\n").filter((l) => l !== "")];
     }
+    case "slack":
+      return [(payload as ReturnType<typeof slackMessage>).text];
+    case "webhook": {
+      const hook = payload as { body: { type?: string }; signed: boolean };
+      return [
+        `${channel.format === "json" ? "JSON" : "CloudEvents 1.0"} \`${hook.body.type}\`${hook.signed ? ", signed (Standard Webhooks)" : ", unsigned"}, webhook-id ${payload.id}`,
+        describeAlert(alert, zone),
+      ];
+    }
+    default:
+      return [describeAlert(alert, zone)];
   }
 }
 

@@ -68,10 +68,10 @@ describe("flightwatch rules", () => {
     await rm(dir, { recursive: true, force: true });
   });
   /** `rules test` of the before/after records at a local time. */
-  const testPair = (now: string) =>
+  const testPair = (now: string, ...more: string[]) =>
     spawnCli([
       ...["rules", "test", rules, "--before", join(dir, "before.json")],
-      ...["--after", join(dir, "after.json"), "--now", now],
+      ...["--after", join(dir, "after.json"), "--now", now, ...more],
     ]);
 
   it("check: exit 0 and a summary for valid files", async () => {
@@ -117,12 +117,31 @@ describe("flightwatch rules", () => {
     expect(out).toContain("✓ pier-d");
     expect(out).not.toContain("✓ belts");
     expect(out).toContain("email → anna@example.com");
-    expect(out).toContain("slack → slack https://hooks.slack.com/…");
+    expect(out).toContain("slack → https://hooks.slack.com/services…");
     expect(out).toContain("      retry: 1m, 10m, then every 10m up to 1h (7 attempts)\n");
     expect(out.match(/retry:/g)).toHaveLength(1);
     expect(out).not.toContain("secret-part");
     expect(out).toContain("KL1001 to WAW, departs Sat 21 Nov 10:25: gate D7 → E9");
     expect(out).toContain("3 of 4 rules match; nothing was sent");
+  }, 20_000);
+
+  it("test --json: each channel's payload exactly as its sender would send it", async () => {
+    const proc = testPair("2026-11-21T08:30", "--json");
+    expect(await proc.exited).toBe(0);
+    expect(proc.stdout()).not.toContain("secret-part");
+    const json = JSON.parse(proc.stdout());
+    const anna = json.matches.find((m: { rule: string }) => m.rule === "anna-kl1001");
+    const [email, slack] = anna.channels;
+    expect(email.payload).toMatchObject({
+      subject: "KL1001 2026-11-21: gate D7 → E9",
+      to: ["anna@example.com"],
+    });
+    expect(email.payload.messageId).toBe(`<${email.payload.id}@localhost>`);
+    expect(email.payload.html).toContain("gate D7 → E9");
+    expect(slack.payload.text).toBe("KL1001 to WAW, departs Sat 21 Nov 10:25: gate D7 → E9");
+    expect(slack.payload.blocks[0]).toMatchObject({ type: "header" });
+    expect(slack.payload.id).toMatch(/^msg_[a-z2-7]{26}$/);
+    expect(slack.payload.id).not.toBe(email.payload.id);
   }, 20_000);
 
   it("test: outside the lead time the passenger rule does not match; exit 1 when nothing does", async () => {
