@@ -54,8 +54,10 @@ const EXAMPLES = `
 Examples:
   $ flightwatch watch --simulator
       watch the built-in simulator (no account needed); a change event per line
-  $ flightwatch watch --simulator --speed 10 --rules --env-file rules/demo.env
-      the example rules against the simulator: each alert and the channels it would go to
+  $ flightwatch watch --simulator --speed 10 --rules --env-file rules/demo.env --console
+      the example rules against the simulator, as a dry run: each notification and where it would go
+  $ SMTP_URL=smtp://127.0.0.1:1025 EMAIL_FROM=alerts@example.com flightwatch watch --rules
+      deliver for real (Slack, email, webhooks); \`flightwatch deliveries\` shows what happened
   $ flightwatch watch --simulator --speed 60 --interval 2s | jq -c '{flight: .flight.flightNames[0], kind, old, new}'
       an hour of airport per minute, condensed with jq
   $ FLIGHT_API_BASE_URL=https://api.example/public-flights/v4 FLIGHT_API_TOKEN=… flightwatch watch
@@ -64,11 +66,12 @@ Examples:
 Environment: FLIGHT_API_BASE_URL, FLIGHT_API_TOKEN or FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY,
 AIRPORT_TIMEZONE, REDIS_URL (default redis://127.0.0.1:6379), FLIGHTWATCH_PREFIX,
 POLL_INTERVAL (30s; 2s with --simulator), POLL_OVERLAP (60s), RECONCILE_INTERVAL (15m),
-HORIZON_PAST_DAYS (1), HORIZON_FUTURE_DAYS (2), SNAPSHOT_TTL (3d), OUTBOX_RETENTION (7d).
+HORIZON_PAST_DAYS (1), HORIZON_FUTURE_DAYS (2), SNAPSHOT_TTL (3d), OUTBOX_RETENTION (7d),
+with --rules: SMTP_URL, EMAIL_FROM, DELIVERY_STALL_TIMEOUT (30s).
 Several watchers may share one Redis: exactly one poll runs per interval among them.
 With --simulator and no FLIGHTWATCH_PREFIX, data goes under the prefix ${SIMULATOR_PREFIX},
 cleared at every start (the simulated airport is new each time).
-See docs/detection.md.`;
+See docs/detection.md and docs/delivery.md.`;
 
 /** Adds the `watch` subcommand. */
 export function registerWatchCommand(program: Command): void {
