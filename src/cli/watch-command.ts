@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
 import type { DeliveryRecord } from "../deliver/delivery-log.js";
+import { readEmailSettings } from "../deliver/email-settings.js";
 import { buildSenders } from "../deliver/senders.js";
 import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-config.js";
 import type { PollReport } from "../detect/detector.js";
@@ -140,6 +141,10 @@ export async function runWatchCommand(
   if (flags.overlap !== undefined) overrides.POLL_OVERLAP = flags.overlap;
   if (flags.reconcile !== undefined) overrides.RECONCILE_INTERVAL = flags.reconcile;
   const settings = detectorSettingsFromEnv(env, overrides);
+  // Delivery settings are checked before anything starts (exit 2 naming the variable).
+  if (flags.rules !== undefined && flags.rules !== false && flags.deliver !== false) {
+    readEmailSettings(env);
+  }
   const redis = redisSettingsFromEnv(env);
   // The embedded simulator is a new airport at every start: unless told otherwise,
   // keep its data apart from a real installation's and start from a clean slate.

@@ -176,6 +176,18 @@ describe("flightwatch watch --rules (delivery)", () => {
     expect(after.disabled).toEqual([]);
   }, 180_000);
 
+  it("does not start with a bad SMTP_URL: exit 2 naming the variable, no password echoed", async () => {
+    const proc = spawnCli(["watch", "--simulator", "--rules", dir], {
+      REDIS_URL: TEST_REDIS_URL,
+      FLIGHTWATCH_PREFIX: t.prefix,
+      SMTP_URL: "http://user:hunter2@mail.example.com",
+      EMAIL_FROM: "alerts@example.com",
+    });
+    expect(await proc.exited).toBe(2);
+    expect(proc.stderr()).toContain("SMTP_URL");
+    expect(proc.stderr()).not.toContain("hunter2");
+  }, 30_000);
+
   it("deliveries retry needs ids or --all", async () => {
     const none = await run(["deliveries", "retry"]);
     expect(none.code).toBe(2);
