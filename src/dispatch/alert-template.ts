@@ -62,34 +62,49 @@ export function renderTemplate(
   zone: string,
   options: RenderOptions = {},
 ): string {
-  const values = templateValues(alert, rule, zone);
   const esc = options.escape ?? ((value: string) => value);
+  // Only the placeholders a template uses are computed (a subject of `{flight} {date}`
+  // must not pay for `{summary}`), each once however often it appears.
+  const computed = new Map<string, string>();
   return template.replace(PLACEHOLDER_RE, (all, name: string | undefined) => {
     if (all === "{{") return "{";
     if (all === "}}") return "}";
     const key = (name ?? "").trim();
     if (key.startsWith("label.")) return esc(alert.labels[key.slice(6)] ?? "");
-    return esc(values[key as (typeof TEMPLATE_FIELDS)[number]] ?? "");
+    let value = computed.get(key);
+    if (value === undefined) {
+      value = FIELD_VALUES.get(key)?.(alert, rule, zone) ?? "";
+      computed.set(key, value);
+    }
+    return esc(value);
   });
 }
 
-function templateValues(
-  alert: Alert,
-  rule: Rule,
-  zone: string,
-): Record<(typeof TEMPLATE_FIELDS)[number], string> {
-  const { flight } = alert;
-  const local = flight.scheduled === undefined ? "" : toLocalDateTime(flight.scheduled, zone);
-  return {
-    flight: flight.mainFlight,
-    flights: flight.flightNames.join(", "),
-    route: (alert.current?.route ?? []).join(", "),
-    direction: flight.direction === "A" ? "arrival" : flight.direction === "D" ? "departure" : "",
-    date: flight.scheduleDate ?? local.slice(0, 10),
-    time: local.slice(11, 16),
-    changes: alert.changes.map((c) => describeChange(c, zone)).join("; "),
-    summary: describeAlert(alert, zone),
-    rule: rule.id,
-    description: rule.description ?? "",
-  };
-}
+/** How one placeholder's value is made. */
+type FieldValue = (alert: Alert, rule: Rule, zone: string) => string;
+
+/** Local `yyyy-MM-ddTHH:mm:ss` of the flight's schedule ("" when it has none). */
+const scheduledLocal = (alert: Alert, zone: string): string =>
+  alert.flight.scheduled === undefined ? "" : toLocalDateTime(alert.flight.scheduled, zone);
+
+/** Every field of TEMPLATE_FIELDS (a Map: `{constructor}` must not find Object's). */
+const FIELD_VALUES = new Map<string, FieldValue>(
+  Object.entries({
+    flight: (alert) => alert.flight.mainFlight,
+    flights: (alert) => alert.flight.flightNames.join(", "),
+    route: (alert) => (alert.current?.route ?? []).join(", "),
+    direction: (alert) =>
+      alert.flight.direction === "A"
+        ? "arrival"
+        : alert.flight.direction === "D"
+          ? "departure"
+          : "",
+    date: (alert, _rule, zone) =>
+      alert.flight.scheduleDate ?? scheduledLocal(alert, zone).slice(0, 10),
+    time: (alert, _rule, zone) => scheduledLocal(alert, zone).slice(11, 16),
+    changes: (alert, _rule, zone) => alert.changes.map((c) => describeChange(c, zone)).join("; "),
+    summary: (alert, _rule, zone) => describeAlert(alert, zone),
+    rule: (_alert, rule) => rule.id,
+    description: (_alert, rule) => rule.description ?? "",
+  } satisfies Record<(typeof TEMPLATE_FIELDS)[number], FieldValue>),
+);

@@ -163,10 +163,33 @@ export function localTime(ms: number, zone: string, withDate: boolean): string {
   const hm = local.slice(11, 16);
   if (!withDate) return hm;
   const [y, m, d] = local.slice(0, 10).split("-").map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  const day = date.toLocaleDateString("en-GB", { weekday: "short", timeZone: "UTC" });
-  const month = date.toLocaleDateString("en-GB", { month: "short", timeZone: "UTC" });
-  return `${day} ${d} ${month} ${hm}`;
+  const names = dateNames();
+  const day = names.weekdays[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
+  return `${day} ${d} ${names.months[m - 1]} ${hm}`;
+}
+
+/** en-GB short weekday (Sunday first) and month names, as Intl writes them. */
+interface DateNames {
+  weekdays: readonly string[];
+  months: readonly string[];
+}
+
+let cachedNames: DateNames | undefined;
+
+/**
+ * The names once, from Intl itself (so ICU's spelling, e.g. `Sept`, is kept): building
+ * two formatters per call cost ~170 µs, most of the time of a webhook or email render.
+ */
+function dateNames(): DateNames {
+  if (cachedNames) return cachedNames;
+  const weekday = new Intl.DateTimeFormat("en-GB", { weekday: "short", timeZone: "UTC" });
+  const month = new Intl.DateTimeFormat("en-GB", { month: "short", timeZone: "UTC" });
+  // 2023-01-01 was a Sunday.
+  cachedNames = {
+    weekdays: Array.from({ length: 7 }, (_, i) => weekday.format(Date.UTC(2023, 0, 1 + i))),
+    months: Array.from({ length: 12 }, (_, i) => month.format(Date.UTC(2023, i, 1))),
+  };
+  return cachedNames;
 }
 
 function valueText(value: ChangeValue | undefined): string {

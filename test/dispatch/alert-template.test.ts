@@ -46,6 +46,12 @@ describe("alert templates", () => {
     );
   });
 
+  it("renders a repeated placeholder alike and Object's own names as unknown", () => {
+    expect(
+      renderTemplate("{changes}|{ changes }|{constructor}|{toString}", alert, rule("anna"), ZONE),
+    ).toBe("gate D7 → D9|gate D7 → D9||");
+  });
+
   it("finds unknown placeholders and stray braces", () => {
     expect(unknownPlaceholders("{flihgt} {flight} {label.x} {label.} { date }")).toEqual([
       "flihgt",
