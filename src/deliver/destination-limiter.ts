@@ -52,12 +52,17 @@ redis.call('SET', KEYS[1], slot + interval, 'PX', wait + interval)
 return {1, wait}
 `;
 
-// KEYS[1] pace key; ARGV now, until. Only ever moves the next free slot later.
+// KEYS[1] pace key, KEYS[2] hold key; ARGV now, until. Only ever moves the next free
+// slot and the hold later. The hold also stops slots taken before the push back.
 const PUSH_BACK = `
 local now = tonumber(ARGV[1])
 local untilMs = tonumber(ARGV[2])
+if untilMs <= now then return 0 end
+if untilMs > tonumber(redis.call('GET', KEYS[2]) or '0') then
+  redis.call('SET', KEYS[2], untilMs, 'PX', untilMs - now)
+end
 local nextFree = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
-if untilMs <= now or untilMs <= nextFree then return 0 end
+if untilMs <= nextFree then return 0 end
 redis.call('SET', KEYS[1], untilMs, 'PX', untilMs - now)
 return 1
 `;
@@ -101,11 +106,21 @@ export class DestinationLimiter {
   async pushBack(destination: string, untilMs: number, nowMs: number): Promise<void> {
     await this.#redis.eval(
       PUSH_BACK,
-      1,
+      2,
       this.#key(destination),
+      this.#keys.deliveryHold(destinationHash(destination)),
       String(Math.floor(nowMs)),
       String(Math.ceil(untilMs)),
     );
+  }
+
+  /**
+   * Ms from `nowMs` until a push back ends (0 = none): a slot reserved before the 429
+   * came back must not be used while the destination asked everyone to wait.
+   */
+  async heldFor(destination: string, nowMs: number): Promise<number> {
+    const until = await this.#redis.get(this.#keys.deliveryHold(destinationHash(destination)));
+    return until === null ? 0 : Math.max(0, Number(until) - nowMs);
   }
 
   #key(destination: string): string {

@@ -83,7 +83,19 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
         retryAfterMs: slot.waitMs,
       };
     }
-    if (slot.waitMs > 0) await this.#sleep(slot.waitMs);
+    if (slot.waitMs > 0) {
+      await this.#sleep(slot.waitMs);
+      // A 429 that came in while this send waited for its slot holds it back too.
+      const heldMs = await this.#limiter.heldFor(channel.url, context.now()).catch(() => 0);
+      if (heldMs > 0) {
+        return {
+          status: "retry",
+          reason: "rate_limited",
+          detail: `held back: this webhook answered 429, next send in ${heldMs} ms`,
+          retryAfterMs: heldMs,
+        };
+      }
+    }
     const result = await postJson(
       channel.url,
       body,

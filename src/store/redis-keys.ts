@@ -53,6 +53,8 @@ export interface RedisKeys {
    * expiring once the slot has passed, so idle destinations leave no key.
    */
   deliveryPace(destinationHash: string): string;
+  /** Until when a destination that answered 429 holds back every send (string, epoch ms; expires then). */
+  deliveryHold(destinationHash: string): string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -83,6 +85,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     disabledEndpoints: `${tag}:endpoints:disabled`,
     queuePrefix: `${tag}:q`,
     deliveryPace: (destinationHash) => `${tag}:pace:${destinationHash}`,
+    deliveryHold: (destinationHash) => `${tag}:hold:${destinationHash}`,
     pattern: `${tag}:*`,
   };
 }
