@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type CloudEvent, HTTP } from "cloudevents";
+import { Webhook } from "standardwebhooks";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { WEBHOOK_USER_AGENT, WebhookSender } from "../../src/deliver/webhook-sender.js";
@@ -85,6 +86,23 @@ describe("webhook sender: signing and body", () => {
     expect(event.id).toBe(notification.id);
     expect(event.type).toBe("flight.gate.changed");
     expect(hook.uniqueIds()).toEqual(new Set([notification.id]));
+  });
+
+  it("signs exactly as the standardwebhooks package does: non-ASCII bodies, secrets without whsec_", async () => {
+    for (const secret of [SECRET, SECRET.slice("whsec_".length)]) {
+      const hook = await receiver(secret);
+      const spec = webhookChannel(hook.url, { secret });
+      const rule = { ...webhookRule(spec), description: "Zürich → Kraków ✈" };
+      const notification = notificationOf(alertOf([gate("D7", "D9", 1)]), rule);
+      const outcome = await sender().send(notification, spec, sendContext(rule, clock));
+      expect(outcome.status).toBe("delivered");
+      const [d] = hook.deliveries as [WebhookDelivery];
+      expect(d.verified).toBe(true);
+      expect(d.rawBody).toContain("Zürich → Kraków ✈");
+      expect(d.headers["webhook-signature"]).toBe(
+        new Webhook(secret).sign(d.id, new Date(NOW), d.rawBody),
+      );
+    }
   });
 
   it("is rejected by a receiver holding another secret", async () => {
