@@ -4,6 +4,8 @@
  * runs only the benchmarks whose name contains "diff".
  */
 import { cpus } from "node:os";
+import { deliveryEmailBenchmark } from "./delivery-email-bench.js";
+import { deliveryWebhookBenchmark } from "./delivery-webhook-bench.js";
 import { detectBenchmark } from "./detect-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
 import { ruleLoadBenchmark } from "./rule-load-bench.js";
@@ -24,6 +26,8 @@ const benchmarks: Benchmark[] = [
   detectBenchmark,
   rulesBenchmark,
   ruleLoadBenchmark,
+  deliveryWebhookBenchmark,
+  deliveryEmailBenchmark,
 ];
 
 const filter = process.argv[2];

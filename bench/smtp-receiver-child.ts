@@ -1,0 +1,44 @@
+/**
+ * The email benchmark's SMTP server, run as a child process so that parsing SMTP and
+ * keeping messages does not share the sender's event loop (a real relay runs
+ * elsewhere). It is the tests' receiver (test/support/smtp-receiver.ts: smtp-server on
+ * loopback, plain text, accepting every message).
+ *
+ * Protocol over IPC: it sends `{ port }` once listening; asked `{ count, timeoutMs }`,
+ * it waits until `count` messages are in (or the time passed) and answers with how
+ * many it has and its CPU time; `{ close: true }` ends it.
+ */
+import { startSmtpReceiver } from "../test/support/smtp-receiver.js";
+
+/** A request to the child. */
+export type SmtpChildRequest = { count: number; timeoutMs: number } | { close: true };
+
+/** The answer to `count`. */
+export interface SmtpChildReport {
+  messages: number;
+  /** CPU time the child has used since it started, ms. */
+  cpuMs: number;
+}
+
+if (!process.send) throw new Error("run by the email benchmark (IPC)");
+const send = process.send.bind(process);
+const receiver = await startSmtpReceiver();
+
+process.on("message", (request: SmtpChildRequest) => {
+  if ("close" in request) {
+    void receiver.close().then(() => process.exit(0));
+    return;
+  }
+  receiver
+    .waitForMessages(request.count, request.timeoutMs)
+    .catch(() => undefined)
+    .then(() => {
+      const used = process.cpuUsage();
+      const report: SmtpChildReport = {
+        messages: receiver.messages.length,
+        cpuMs: (used.user + used.system) / 1000,
+      };
+      send(report);
+    });
+});
+send({ port: receiver.port });
