@@ -13,9 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notificationId } from "../../src/deliver/notification.js";
 import { AlertStore } from "../../src/store/alert-store.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
-import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
+import {
+  type CliProcess,
+  completeLines,
+  FAST_SIMULATED_WATCH,
+  spawnCli,
+  testRedisEnv,
+} from "../support/cli-process.js";
 import { waitFor } from "../support/crash-run.js";
-import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 5).toString("base64")}`;
@@ -60,8 +66,7 @@ describe("flightwatch watch --rules (delivery)", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const cli = (args: string[]): CliProcess =>
-    spawnCli(args, { REDIS_URL: TEST_REDIS_URL, FLIGHTWATCH_PREFIX: t.prefix });
+  const cli = (args: string[]): CliProcess => spawnCli(args, testRedisEnv(t.prefix));
   /** Starts a run and waits until it delivers (its rules are live). */
   const started = async (args: string[]): Promise<CliProcess> => {
     const proc = cli(args);
@@ -75,16 +80,7 @@ describe("flightwatch watch --rules (delivery)", () => {
   };
 
   it("delivers each alert once per channel, disables a gone endpoint, and re-sends its dead letters", async () => {
-    const first = cli([
-      "watch",
-      "--simulator",
-      "--speed",
-      "120",
-      "--interval",
-      "300ms",
-      "--rules",
-      dir,
-    ]);
+    const first = cli([...FAST_SIMULATED_WATCH, "--rules", dir]);
     try {
       await hook.waitForIds(3, 45_000);
       await waitFor(async () => gone.deliveries.length >= 1, 45_000);
@@ -178,8 +174,7 @@ describe("flightwatch watch --rules (delivery)", () => {
 
   it("does not start with a bad SMTP_URL: exit 2 naming the variable, no password echoed", async () => {
     const proc = spawnCli(["watch", "--simulator", "--rules", dir], {
-      REDIS_URL: TEST_REDIS_URL,
-      FLIGHTWATCH_PREFIX: t.prefix,
+      ...testRedisEnv(t.prefix),
       SMTP_URL: "http://user:hunter2@mail.example.com",
       EMAIL_FROM: "alerts@example.com",
     });

@@ -8,8 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Alert } from "../../src/dispatch/alert.js";
-import { completeLines, spawnCli } from "../support/cli-process.js";
-import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import {
+  completeLines,
+  FAST_SIMULATED_WATCH,
+  spawnCli,
+  testRedisEnv,
+} from "../support/cli-process.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
 
 type Printed = Alert & { channels: string[] };
 
@@ -32,18 +37,8 @@ describe("flightwatch watch --rules", () => {
       "rules:\n  - id: everything\n    labels: { who: test }\n    channels: [{ type: console }, { type: webhook, url: 'http://127.0.0.1:9/hook' }]\n",
     );
     const proc = spawnCli(
-      [
-        "watch",
-        "--simulator",
-        "--speed",
-        "120",
-        "--interval",
-        "300ms",
-        "--rules",
-        dir,
-        "--no-deliver",
-      ],
-      { REDIS_URL: TEST_REDIS_URL, FLIGHTWATCH_PREFIX: t.prefix },
+      [...FAST_SIMULATED_WATCH, "--rules", dir, "--no-deliver"],
+      testRedisEnv(t.prefix),
     );
     try {
       const alerts = () => completeLines(proc.stdout()).map((line) => JSON.parse(line) as Printed);
@@ -83,10 +78,7 @@ describe("flightwatch watch --rules", () => {
         join(bad, "x.yaml"),
         "rules:\n  - id: x\n    changes: [gat]\n    channels: [{ type: console }]\n",
       );
-      const proc = spawnCli(["watch", "--simulator", "--rules", bad], {
-        REDIS_URL: TEST_REDIS_URL,
-        FLIGHTWATCH_PREFIX: t.prefix,
-      });
+      const proc = spawnCli(["watch", "--simulator", "--rules", bad], testRedisEnv(t.prefix));
       expect(await proc.exited).toBe(2);
       expect(proc.stderr()).toContain("did you mean `gate`?");
       expect(proc.stderr()).toContain("FW_ERR_RULE_INVALID");

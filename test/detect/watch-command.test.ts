@@ -5,7 +5,12 @@ import { startWatch } from "../../src/detect/watch.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import { ErrorCode } from "../../src/errors.js";
 import { startSimulator } from "../../src/simulator/http/start-simulator.js";
-import { completeLines, spawnCli } from "../support/cli-process.js";
+import {
+  completeLines,
+  FAST_SIMULATED_WATCH,
+  spawnCli,
+  testRedisEnv,
+} from "../support/cli-process.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 
 describe("flightwatch watch, configuration", () => {
@@ -53,10 +58,7 @@ describe("flightwatch watch --simulator, a real process", () => {
   });
 
   it("prints change events as JSON lines and exits 0 on SIGTERM", async () => {
-    const proc = spawnCli(["watch", "--simulator", "--speed", "120", "--interval", "300ms"], {
-      REDIS_URL: TEST_REDIS_URL,
-      FLIGHTWATCH_PREFIX: t.prefix,
-    });
+    const proc = spawnCli(FAST_SIMULATED_WATCH, testRedisEnv(t.prefix));
     const deadline = Date.now() + 30_000;
     while (completeLines(proc.stdout()).length < 3 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));

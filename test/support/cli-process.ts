@@ -5,6 +5,7 @@
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
+import { TEST_REDIS_URL } from "./redis.js";
 
 export interface CliProcess {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -42,6 +43,21 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
     child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
   );
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** `watch` against the built-in simulator at 120× speed, polling every 300 ms: changes within seconds. */
+export const FAST_SIMULATED_WATCH = [
+  "watch",
+  "--simulator",
+  "--speed",
+  "120",
+  "--interval",
+  "300ms",
+] as const;
+
+/** The settings that point a CLI process at the test Redis, under `prefix`. */
+export function testRedisEnv(prefix: string): Record<string, string> {
+  return { REDIS_URL: TEST_REDIS_URL, FLIGHTWATCH_PREFIX: prefix };
 }
 
 /** Complete lines of a process's output (a line cut off by a kill is dropped). */
