@@ -13,13 +13,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notificationId } from "../../src/deliver/notification.js";
-import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
-import { createSimulator } from "../../src/simulator/simulator.js";
+import type { RunningSimulator } from "../../src/simulator/http/start-simulator.js";
 import { AlertStore } from "../../src/store/alert-store.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
-import { type CliProcess, spawnCli } from "../support/cli-process.js";
-import { changeGates, gatedFlights, killRepeatedly, waitFor } from "../support/crash-run.js";
-import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import type { CliProcess } from "../support/cli-process.js";
+import {
+  gatedFlights,
+  killWhileGatesMove,
+  spawnWatch,
+  startCrashSimulator,
+  waitFor,
+} from "../support/crash-run.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const KILLS = 12;
@@ -39,8 +44,7 @@ describe("delivery under SIGKILL", () => {
   let dir: string;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    const simulator = createSimulator({ seed: 21, flightsPerDay: 150, evolve: false });
-    sim = await startSimulator({ simulator, live: false, tokens: [TOKEN] });
+    sim = await startCrashSimulator(21, TOKEN);
     t = await testRedis("delivery-crash");
     keys = redisKeys(t.prefix);
     // Slow answers: a kill often finds sends in flight.
@@ -70,37 +74,31 @@ describe("delivery under SIGKILL", () => {
   });
 
   const watch = (crashAt?: string): CliProcess =>
-    spawnCli(["watch", "--consumer", "crash-test", "--rules", dir, "--quiet"], {
-      FLIGHT_API_BASE_URL: sim.baseUrl,
-      FLIGHT_API_TOKEN: TOKEN,
-      REDIS_URL: TEST_REDIS_URL,
-      FLIGHTWATCH_PREFIX: t.prefix,
-      POLL_INTERVAL: "200ms",
-      AIRPORT_TIMEZONE: "Europe/Amsterdam",
-      // A killed worker's jobs are handed on after 1 s instead of 30 s.
-      DELIVERY_STALL_TIMEOUT: "1s",
-      ...(crashAt ? { FLIGHTWATCH_CRASH_AT: crashAt } : {}),
-    });
+    spawnWatch(
+      {
+        sim,
+        token: TOKEN,
+        prefix: t.prefix,
+        args: ["--rules", dir, "--quiet"],
+        // A killed worker's jobs are handed on after 1 s instead of 30 s.
+        env: { DELIVERY_STALL_TIMEOUT: "1s" },
+      },
+      crashAt,
+    );
 
   it(`delivers every alert under one id across ${KILLS} kills`, async () => {
-    const targets = gatedFlights(sim, 4);
-    const first = watch();
-    await waitFor(async () => (await t.redis.hget(keys.detection, "watermark")) !== null, 30_000);
-    const gates = changeGates(sim, targets, 80);
-    let run: Awaited<ReturnType<typeof killRepeatedly>>;
-    try {
-      run = await killRepeatedly({
-        kills: KILLS,
-        crashPoints: CRASH_POINTS,
-        start: watch,
-        first,
-        maxRandomMs: 1200,
-        maxPass: 6,
-      });
-    } finally {
-      gates.stop();
-    }
-    const { proc } = run;
+    const { proc } = await killWhileGatesMove({
+      sim,
+      flights: gatedFlights(sim, 4),
+      gateEveryMs: 80,
+      redis: t.redis,
+      keys,
+      kills: KILLS,
+      crashPoints: CRASH_POINTS,
+      start: watch,
+      maxRandomMs: 1200,
+      maxPass: 6,
+    });
 
     // The last process catches up: every decided alert's notifications accepted.
     const store = new AlertStore(t.redis, keys);

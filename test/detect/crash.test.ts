@@ -9,13 +9,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/diff/change.js";
-import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
-import { createSimulator } from "../../src/simulator/simulator.js";
+import type { RunningSimulator } from "../../src/simulator/http/start-simulator.js";
 import { readOutboxEvents } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
-import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
-import { changeGates, gatedFlights, killRepeatedly, sleep, waitFor } from "../support/crash-run.js";
-import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import { type CliProcess, completeLines } from "../support/cli-process.js";
+import {
+  gatedFlights,
+  killWhileGatesMove,
+  pendingEntries,
+  sleep,
+  spawnWatch,
+  startCrashSimulator,
+  waitFor,
+} from "../support/crash-run.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
 
 const KILLS = 20;
 const CRASH_POINTS = ["detect.before-commit", "detect.after-commit", "watch.after-print"];
@@ -26,8 +33,7 @@ describe("flightwatch watch under SIGKILL", () => {
   let t: TestRedis;
   let keys: RedisKeys;
   beforeAll(async () => {
-    const simulator = createSimulator({ seed: 11, flightsPerDay: 150, evolve: false });
-    sim = await startSimulator({ simulator, live: false, tokens: [TOKEN] });
+    sim = await startCrashSimulator(11, TOKEN);
     t = await testRedis("crash");
     keys = redisKeys(t.prefix);
   });
@@ -36,20 +42,8 @@ describe("flightwatch watch under SIGKILL", () => {
     await t?.cleanup();
   });
 
-  const env = () => ({
-    FLIGHT_API_BASE_URL: sim.baseUrl,
-    FLIGHT_API_TOKEN: TOKEN,
-    REDIS_URL: TEST_REDIS_URL,
-    FLIGHTWATCH_PREFIX: t.prefix,
-    POLL_INTERVAL: "200ms",
-    RECONCILE_INTERVAL: "3s",
-    AIRPORT_TIMEZONE: "Europe/Amsterdam",
-  });
   const watch = (crashAt?: string): CliProcess =>
-    spawnCli(["watch", "--consumer", "crash-test"], {
-      ...env(),
-      ...(crashAt ? { FLIGHTWATCH_CRASH_AT: crashAt } : {}),
-    });
+    spawnWatch({ sim, token: TOKEN, prefix: t.prefix, env: { RECONCILE_INTERVAL: "3s" } }, crashAt);
 
   const outbox = (): Promise<ChangeEvent[]> => readOutboxEvents(t.redis, keys);
 
@@ -58,16 +52,16 @@ describe("flightwatch watch under SIGKILL", () => {
     const initialGate = new Map(targets.map((f) => [f.id, f.gate as string]));
 
     // The first process takes the baseline; changes start once it is committed.
-    const first = watch();
-    await waitFor(async () => (await t.redis.hget(keys.detection, "watermark")) !== null, 30_000);
-    const gates = changeGates(sim, targets, 70);
-    let run: Awaited<ReturnType<typeof killRepeatedly>>;
-    try {
-      run = await killRepeatedly({ kills: KILLS, crashPoints: CRASH_POINTS, start: watch, first });
-    } finally {
-      gates.stop();
-    }
-    const { proc, printed } = run;
+    const { proc, printed, gateChanges } = await killWhileGatesMove({
+      sim,
+      flights: targets,
+      gateEveryMs: 70,
+      redis: t.redis,
+      keys,
+      kills: KILLS,
+      crashPoints: CRASH_POINTS,
+      start: watch,
+    });
 
     // The last process catches up: every flight's final gate reaches the outbox
     // and the watch group has nothing pending.
@@ -76,8 +70,7 @@ describe("flightwatch watch under SIGKILL", () => {
     );
     await waitFor(async () => {
       const events = await outbox();
-      const groups = (await t.redis.call("XINFO", "GROUPS", keys.outbox)) as unknown[][];
-      const pending = Number(groups[0]?.[groups[0].indexOf("pending") + 1] ?? -1);
+      const pending = await pendingEntries(t.redis, keys.outbox);
       const lastNew = new Map<string, string>();
       for (const e of events) if (e.kind === "gate") lastNew.set(e.flight.id, String(e.new));
       return pending === 0 && targets.every((f) => lastNew.get(f.id) === finalGate.get(f.id));
@@ -107,6 +100,6 @@ describe("flightwatch watch under SIGKILL", () => {
     const printedIds = printed.map((line) => (JSON.parse(line) as ChangeEvent).id);
     expect(new Set(printedIds)).toEqual(new Set(events.map((e) => e.id)));
     expect(printedIds.length - events.length).toBeLessThanOrEqual(KILLS);
-    expect(gates.count).toBeGreaterThan(50);
+    expect(gateChanges).toBeGreaterThan(50);
   }, 240_000);
 });

@@ -13,14 +13,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Alert } from "../../src/dispatch/alert.js";
-import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
-import { createSimulator } from "../../src/simulator/simulator.js";
+import type { RunningSimulator } from "../../src/simulator/http/start-simulator.js";
 import { AlertStore } from "../../src/store/alert-store.js";
 import { readOutboxEvents } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
-import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
-import { changeGates, gatedFlights, killRepeatedly, waitFor } from "../support/crash-run.js";
-import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import { type CliProcess, completeLines } from "../support/cli-process.js";
+import {
+  gatedFlights,
+  killWhileGatesMove,
+  pendingEntries,
+  spawnWatch,
+  startCrashSimulator,
+  waitFor,
+} from "../support/crash-run.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
 
 const KILLS = 12;
 const CRASH_POINTS = [
@@ -47,8 +53,7 @@ describe("flightwatch watch --rules under SIGKILL", () => {
   let keys: RedisKeys;
   let dir: string;
   beforeAll(async () => {
-    const simulator = createSimulator({ seed: 12, flightsPerDay: 150, evolve: false });
-    sim = await startSimulator({ simulator, live: false, tokens: [TOKEN] });
+    sim = await startCrashSimulator(12, TOKEN);
     t = await testRedis("dispatch-crash");
     keys = redisKeys(t.prefix);
     dir = await mkdtemp(join(tmpdir(), "fw-rules-"));
@@ -61,37 +66,27 @@ describe("flightwatch watch --rules under SIGKILL", () => {
   });
 
   const watch = (crashAt?: string): CliProcess =>
-    spawnCli(["watch", "--consumer", "crash-test", "--rules", dir, "--no-deliver"], {
-      FLIGHT_API_BASE_URL: sim.baseUrl,
-      FLIGHT_API_TOKEN: TOKEN,
-      REDIS_URL: TEST_REDIS_URL,
-      FLIGHTWATCH_PREFIX: t.prefix,
-      POLL_INTERVAL: "200ms",
-      AIRPORT_TIMEZONE: "Europe/Amsterdam",
-      ...(crashAt ? { FLIGHTWATCH_CRASH_AT: crashAt } : {}),
-    });
+    spawnWatch(
+      { sim, token: TOKEN, prefix: t.prefix, args: ["--rules", dir, "--no-deliver"] },
+      crashAt,
+    );
 
   it(`sends every matched change once across ${KILLS} kills`, async () => {
     const targets = gatedFlights(sim, 4);
     const initialGate = new Map(targets.map((f) => [f.id, f.gate as string]));
 
-    const first = watch();
-    await waitFor(async () => (await t.redis.hget(keys.detection, "watermark")) !== null, 30_000);
-    const gates = changeGates(sim, targets, 90);
-    let run: Awaited<ReturnType<typeof killRepeatedly>>;
-    try {
-      run = await killRepeatedly({
-        kills: KILLS,
-        crashPoints: CRASH_POINTS,
-        start: watch,
-        first,
-        maxRandomMs: 1200,
-        maxPass: 3,
-      });
-    } finally {
-      gates.stop();
-    }
-    const { proc, printed } = run;
+    const { proc, printed } = await killWhileGatesMove({
+      sim,
+      flights: targets,
+      gateEveryMs: 90,
+      redis: t.redis,
+      keys,
+      kills: KILLS,
+      crashPoints: CRASH_POINTS,
+      start: watch,
+      maxRandomMs: 1200,
+      maxPass: 3,
+    });
 
     // The last process catches up: final gates detected, every group flushed,
     // nothing pending in either consumer group.
@@ -107,8 +102,8 @@ describe("flightwatch watch --rules under SIGKILL", () => {
       return (
         caughtUp &&
         (await store.nextDueAt()) === undefined &&
-        (await pending(t, keys.outbox)) === 0 &&
-        (await pending(t, keys.alerts)) === 0
+        (await pendingEntries(t.redis, keys.outbox)) === 0 &&
+        (await pendingEntries(t.redis, keys.alerts)) === 0
       );
     }, 30_000);
     proc.child.kill("SIGTERM");
@@ -144,8 +139,3 @@ describe("flightwatch watch --rules under SIGKILL", () => {
     expect(printedIds.length - alerts.length).toBeLessThanOrEqual(KILLS);
   }, 240_000);
 });
-
-async function pending(t: TestRedis, stream: string): Promise<number> {
-  const groups = (await t.redis.call("XINFO", "GROUPS", stream)) as unknown[][];
-  return groups.reduce((sum, g) => sum + Number(g[g.indexOf("pending") + 1] ?? 0), 0);
-}

@@ -1,12 +1,48 @@
 /**
- * The moving parts of the SIGKILL tests: gates that keep changing in a simulator, and
- * a run of a CLI child process that is killed again and again — half the time at a
- * random moment, half the time by itself at a named crash point (src/crash-point.ts).
+ * The moving parts of the SIGKILL tests: a simulator whose gates keep changing, a
+ * `flightwatch watch` child process polling it, and a run of that process killed
+ * again and again — half the time at a random moment, half the time by itself at a
+ * named crash point (src/crash-point.ts).
  */
+import type { Redis } from "ioredis";
 import { expect } from "vitest";
 import type { Flight } from "../../src/api/types.js";
-import type { RunningSimulator } from "../../src/simulator/http/start-simulator.js";
-import { type CliProcess, completeLines } from "./cli-process.js";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
+import { createSimulator } from "../../src/simulator/simulator.js";
+import type { RedisKeys } from "../../src/store/redis-keys.js";
+import { type CliProcess, completeLines, spawnCli, testRedisEnv } from "./cli-process.js";
+
+/** A simulator of 150 flights a day that change only when a test changes them, behind `token`. */
+export function startCrashSimulator(seed: number, token: string): Promise<RunningSimulator> {
+  const simulator = createSimulator({ seed, flightsPerDay: 150, evolve: false });
+  return startSimulator({ simulator, live: false, tokens: [token] });
+}
+
+/** Where a SIGKILL test's `flightwatch watch` polls from and writes to. */
+export interface CrashWatchOptions {
+  sim: RunningSimulator;
+  /** The simulator's bearer token. */
+  token: string;
+  /** The test's Redis key prefix. */
+  prefix: string;
+  /** Arguments after `watch --consumer crash-test`. */
+  args?: readonly string[];
+  /** Settings beside the common ones (a 200 ms poll, Amsterdam time). */
+  env?: Record<string, string>;
+}
+
+/** Starts `flightwatch watch` against the simulator, armed to crash at `crashAt` when given. */
+export function spawnWatch(options: CrashWatchOptions, crashAt?: string): CliProcess {
+  return spawnCli(["watch", "--consumer", "crash-test", ...(options.args ?? [])], {
+    FLIGHT_API_BASE_URL: options.sim.baseUrl,
+    FLIGHT_API_TOKEN: options.token,
+    ...testRedisEnv(options.prefix),
+    POLL_INTERVAL: "200ms",
+    AIRPORT_TIMEZONE: "Europe/Amsterdam",
+    ...options.env,
+    ...(crashAt ? { FLIGHTWATCH_CRASH_AT: crashAt } : {}),
+  });
+}
 
 /** A flight of the simulator, with its id. */
 export type SimFlight = Flight & { id: string };
@@ -81,6 +117,44 @@ export async function killRepeatedly(
     proc = options.start(kill % 2 === 0 ? `${point}:${pass}` : undefined);
   }
   return { proc, printed };
+}
+
+export interface GateKillRunOptions extends Omit<KillRunOptions, "first"> {
+  sim: RunningSimulator;
+  /** The flights whose gates move (see changeGates). */
+  flights: readonly SimFlight[];
+  /** Gates move this often once the first process has taken its baseline. */
+  gateEveryMs: number;
+  /** The test's Redis: the baseline is taken once the detection watermark is set. */
+  redis: Redis;
+  keys: RedisKeys;
+}
+
+/**
+ * Starts the first process and, once it has taken its baseline, keeps gates moving
+ * while killing and restarting it (killRepeatedly). Returns the process left running,
+ * the complete stdout lines of the killed ones and how many gate changes were made.
+ */
+export async function killWhileGatesMove(
+  options: GateKillRunOptions,
+): Promise<{ proc: CliProcess; printed: string[]; gateChanges: number }> {
+  const first = options.start();
+  const { redis, keys } = options;
+  await waitFor(async () => (await redis.hget(keys.detection, "watermark")) !== null, 30_000);
+  const gates = changeGates(options.sim, options.flights, options.gateEveryMs);
+  try {
+    const run = await killRepeatedly({ ...options, first });
+    return { ...run, gateChanges: gates.count };
+  } finally {
+    gates.stop();
+  }
+}
+
+/** Entries read but not yet acknowledged, over all the stream's consumer groups; -1 while it has none. */
+export async function pendingEntries(redis: Redis, stream: string): Promise<number> {
+  const groups = (await redis.call("XINFO", "GROUPS", stream)) as unknown[][];
+  if (groups.length === 0) return -1;
+  return groups.reduce((sum, g) => sum + Number(g[g.indexOf("pending") + 1] ?? 0), 0);
 }
 
 /** Resolves after `ms`. */
