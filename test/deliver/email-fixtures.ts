@@ -8,27 +8,19 @@ import type { FlightIdentity } from "../../src/diff/flight-snapshot.js";
 import type { Alert, AlertChange } from "../../src/dispatch/alert.js";
 import type { EmailChannelSpec, Rule } from "../../src/rules/rule.js";
 import { rule as baseRule } from "../rules/rule-builder.js";
+import { alertChange, alertOf, kl1001 } from "../support/alert-builder.js";
 
 export const ZONE = "Europe/Amsterdam";
 export const FROM = "Flightwatch <alerts@flightwatch.example>";
 
-/** KL1001 departing 2026-11-21 10:25 local, sold as DL9341 too. */
+/** KL1001 departing 2026-11-21 10:25 local (kl1001()), under an 18-digit API id. */
 export function flight(overrides: Partial<FlightIdentity> = {}): FlightIdentity {
-  return {
-    key: "D:2026-11-21:KL1001",
-    id: "123456789012345678",
-    mainFlight: "KL1001",
-    flightNames: ["KL1001", "DL9341"],
-    direction: "D",
-    scheduleDate: "2026-11-21",
-    scheduled: Date.UTC(2026, 10, 21, 9, 25),
-    ...overrides,
-  };
+  return kl1001({ id: "123456789012345678", ...overrides });
 }
 
-/** A gate change. */
+/** A gate change from one event. */
 export function gateChange(old: string, now: string): AlertChange {
-  return { kind: "gate", field: "gate", action: "changed", old, new: now, eventIds: [`e-${now}`] };
+  return alertChange({ kind: "gate", field: "gate", old, new: now, eventIds: [`e-${now}`] });
 }
 
 /** An alert of rule `r1` (or `ruleId`) with the given changes. */
@@ -38,16 +30,14 @@ export function alert(
   identity: FlightIdentity = flight(),
   ruleId = "r1",
 ): Alert {
-  return {
+  return alertOf({
     id,
     ruleId,
     labels: { booking: "X7Q2LM" },
     flight: identity,
     current: { route: ["WAW"], gate: "D9" },
     changes,
-    openedAt: 0,
-    decidedAt: 0,
-  };
+  });
 }
 
 /** An email channel to the given addresses. */

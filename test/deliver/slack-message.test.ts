@@ -8,42 +8,26 @@ import {
   slackMessage,
   truncateMrkdwn,
 } from "../../src/deliver/slack-message.js";
-import type { Alert, AlertChange } from "../../src/dispatch/alert.js";
+import type { Alert } from "../../src/dispatch/alert.js";
 import { describeAlert } from "../../src/dispatch/alert-text.js";
 import type { Rule, SlackChannelSpec } from "../../src/rules/rule.js";
 import { rule as buildRule } from "../rules/rule-builder.js";
+import {
+  alertChange as change,
+  KL1001_SCHEDULED,
+  alertOf as kl1001Alert,
+} from "../support/alert-builder.js";
 
 const ZONE = "Europe/Amsterdam";
-// 2026-11-21 10:25 in Amsterdam (UTC+1).
-const SCHEDULED = Date.UTC(2026, 10, 21, 9, 25);
 
-const change = (c: Partial<AlertChange> & Pick<AlertChange, "kind" | "field">): AlertChange => ({
-  action: "changed",
-  eventIds: [],
-  ...c,
-});
-
-function alertOf(parts: Partial<Alert> = {}): Alert {
-  return {
-    id: "a1",
+/** An alert of rule pier-d, opened an hour before KL1001's departure and decided a minute later. */
+const alertOf = (parts: Partial<Alert> = {}): Alert =>
+  kl1001Alert({
     ruleId: "pier-d",
-    labels: {},
-    flight: {
-      key: "D:2026-11-21:KL1001",
-      id: "1",
-      mainFlight: "KL1001",
-      flightNames: ["KL1001", "DL9341"],
-      direction: "D",
-      scheduleDate: "2026-11-21",
-      scheduled: SCHEDULED,
-    },
-    current: { route: ["WAW"] },
-    changes: [change({ kind: "gate", field: "gate", old: "D7", new: "D9" })],
-    openedAt: SCHEDULED - 3_600_000,
-    decidedAt: SCHEDULED - 3_540_000,
+    openedAt: KL1001_SCHEDULED - 3_600_000,
+    decidedAt: KL1001_SCHEDULED - 3_540_000,
     ...parts,
-  };
-}
+  });
 
 const RULE: Rule = { ...buildRule("pier-d"), description: "Pier D gate changes" };
 const CHANNEL: SlackChannelSpec = {

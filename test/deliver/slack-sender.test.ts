@@ -10,6 +10,7 @@ import type { Alert } from "../../src/dispatch/alert.js";
 import type { Rule, SlackChannelSpec } from "../../src/rules/rule.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as buildRule } from "../rules/rule-builder.js";
+import { alertChange, kl1001, alertOf as kl1001Alert } from "../support/alert-builder.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 import { type SlackReceiver, startSlackReceiver } from "../support/slack-receiver.js";
 
@@ -17,31 +18,23 @@ const ZONE = "Europe/Amsterdam";
 const T0 = Date.UTC(2026, 10, 21, 9, 0);
 const PATH = "/services/T000/B000/secretsecret";
 
+/** Alert `a<n>` with `gates` gate changes (long ones when several, to fill a message). */
 function alertOf(n: number, gates = 1): Alert {
-  return {
+  return kl1001Alert({
     id: `a${n}`,
     ruleId: "pier-d",
-    labels: {},
-    flight: {
-      key: "D:2026-11-21:KL1001",
-      id: "1",
-      mainFlight: "KL1001",
-      flightNames: ["KL1001"],
-      direction: "D",
-      scheduled: T0 + 3_600_000,
-    },
-    current: { route: ["WAW"] },
-    changes: Array.from({ length: gates }, (_, i) => ({
-      kind: "gate" as const,
-      field: "gate",
-      action: "changed" as const,
-      old: `D${n}`,
-      new: `E${n}-${i}${"&".repeat(gates > 1 ? 400 : 0)}`,
-      eventIds: [],
-    })),
+    flight: kl1001({ flightNames: ["KL1001"], scheduled: T0 + 3_600_000 }),
+    changes: Array.from({ length: gates }, (_, i) =>
+      alertChange({
+        kind: "gate",
+        field: "gate",
+        old: `D${n}`,
+        new: `E${n}-${i}${"&".repeat(gates > 1 ? 400 : 0)}`,
+      }),
+    ),
     openedAt: T0,
     decidedAt: T0,
-  };
+  });
 }
 
 describe("SlackSender against a Slack look-alike", () => {

@@ -1,32 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { Alert } from "../../src/dispatch/alert.js";
 import {
   hasStrayBrace,
   renderTemplate,
   unknownPlaceholders,
 } from "../../src/dispatch/alert-template.js";
 import { rule } from "../rules/rule-builder.js";
+import { alertOf } from "../support/alert-builder.js";
 
 const ZONE = "Europe/Amsterdam";
 
-const alert: Alert = {
-  id: "a1",
-  ruleId: "anna",
-  labels: { booking: "X7Q2LM" },
-  flight: {
-    key: "D:2026-11-21:KL1001",
-    id: "1",
-    mainFlight: "KL1001",
-    flightNames: ["KL1001", "DL9341"],
-    direction: "D",
-    scheduleDate: "2026-11-21",
-    scheduled: Date.UTC(2026, 10, 21, 9, 25),
-  },
-  current: { route: ["WAW"] },
-  changes: [{ kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9", eventIds: [] }],
-  openedAt: 0,
-  decidedAt: 0,
-};
+const alert = alertOf({ ruleId: "anna", labels: { booking: "X7Q2LM" } });
 
 describe("alert templates", () => {
   it("fills every placeholder", () => {

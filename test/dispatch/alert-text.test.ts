@@ -1,27 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { Alert, AlertChange } from "../../src/dispatch/alert.js";
 import { describeAlert, describeChange, describeFlight } from "../../src/dispatch/alert-text.js";
+import { alertOf, alertChange as change, kl1001 } from "../support/alert-builder.js";
 
 const ZONE = "Europe/Amsterdam";
-// 2026-11-21 10:25 in Amsterdam (UTC+1).
-const SCHEDULED = Date.UTC(2026, 10, 21, 9, 25);
-
-const change = (c: Partial<AlertChange> & Pick<AlertChange, "kind" | "field">): AlertChange => ({
-  action: "changed",
-  eventIds: [],
-  ...c,
-});
 
 describe("alert text", () => {
   it("names the flight with its codeshares, route and local schedule", () => {
-    const flight = {
-      key: "D:2026-11-21:KL1001",
-      id: "1",
-      mainFlight: "KL1001",
-      flightNames: ["KL1001", "DL9341"],
-      direction: "D" as const,
-      scheduled: SCHEDULED,
-    };
+    const flight = kl1001();
     expect(describeFlight(flight, ["WAW"], ZONE)).toBe(
       "KL1001 (DL9341) to WAW, departs Sat 21 Nov 10:25",
     );
@@ -89,26 +74,15 @@ describe("alert text", () => {
   });
 
   it("puts the flight and every change on one line", () => {
-    const alert: Alert = {
+    const alert = alertOf({
       id: "x",
       ruleId: "r",
-      labels: {},
-      flight: {
-        key: "D:2026-11-21:KL1001",
-        id: "1",
-        mainFlight: "KL1001",
-        flightNames: ["KL1001"],
-        direction: "D",
-        scheduled: SCHEDULED,
-      },
-      current: { route: ["WAW"] },
+      flight: kl1001({ flightNames: ["KL1001"] }),
       changes: [
         change({ kind: "gate", field: "gate", old: "D7", new: "D9" }),
         change({ kind: "state", field: "publicFlightState", action: "added", state: "GCL" }),
       ],
-      openedAt: 0,
-      decidedAt: 0,
-    };
+    });
     expect(describeAlert(alert, ZONE)).toBe(
       "KL1001 to WAW, departs Sat 21 Nov 10:25: gate D7 → D9; now gate closing",
     );
