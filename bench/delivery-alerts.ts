@@ -6,22 +6,13 @@
  * batch of flight changes is reused for rule after rule until there are enough alerts
  * (each with its own deterministic id, as a second rule's alert has).
  */
-import type { Flight } from "../src/api/types.js";
-import { type ChangeEvent, toChangeEvent } from "../src/diff/change.js";
-import { foldCodeshares } from "../src/diff/codeshare-fold.js";
-import { diffFlight } from "../src/diff/flight-diff.js";
-import type { FlightSnapshot } from "../src/diff/flight-snapshot.js";
+import type { ChangeEvent } from "../src/diff/change.js";
 import type { Alert, AlertChange } from "../src/dispatch/alert.js";
 import { alertId } from "../src/dispatch/alert-id.js";
-import { ManualClock } from "../src/simulator/sim-clock.js";
-import { createSimulator } from "../src/simulator/simulator.js";
+import { simulatedPolls } from "./simulated-polls.js";
 
-/** The airport zone of the simulator's data. */
-export const BENCH_ZONE = "Europe/Amsterdam";
-/** 2026-11-21 06:00 local: the busy part of the day lies ahead. */
-const START = Date.parse("2026-11-21T05:00:00Z");
-const FLIGHTS_PER_DAY = 3_334;
-const POLL_MS = 5 * 60_000;
+export { BENCH_ZONE } from "./simulated-polls.js";
+
 /** Six simulated hours of polls give some 4,000 flight-change groups. */
 const POLLS = 72;
 
@@ -33,36 +24,9 @@ interface ChangeGroup {
 
 /** The simulator's polls as groups of one flight's events each (the baseline poll left out). */
 function changeGroups(): ChangeGroup[] {
-  const clock = new ManualClock(START);
-  const sim = createSimulator({ seed: 11, clock, flightsPerDay: FLIGHTS_PER_DAY });
-  const changed = new Set<string>();
-  sim.store.onChange((change) => changed.add(change.id));
-  const snapshots = new Map<string, FlightSnapshot>();
-  const groups: ChangeGroup[] = [];
-  for (let p = 0; p <= POLLS; p++) {
-    let live: Flight[];
-    if (p === 0) {
-      live = [...sim.store.all()];
-    } else {
-      changed.clear();
-      clock.advance(POLL_MS);
-      sim.tick();
-      live = [...changed].flatMap((id): Flight[] => {
-        const record = sim.store.get(id);
-        return record ? [record] : [];
-      });
-    }
-    const records: Flight[] = JSON.parse(JSON.stringify(live));
-    for (const observed of foldCodeshares(records, BENCH_ZONE)) {
-      const result = diffFlight(snapshots.get(observed.identity.key), observed, BENCH_ZONE);
-      snapshots.set(observed.identity.key, result.snapshot);
-      const events = result.changes.map((change) =>
-        toChangeEvent(change, result.snapshot, result.snapshot.version, result.snapshot.fields),
-      );
-      if (p > 0 && events.length > 0) groups.push({ events, at: clock.now() });
-    }
-  }
-  return groups;
+  return simulatedPolls(POLLS).polls.flatMap((poll) =>
+    poll.flights.map((events) => ({ events, at: poll.now })),
+  );
 }
 
 function alertOf(group: ChangeGroup, ruleId: string): Alert {

@@ -11,25 +11,17 @@
 import { loadavg } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { Flight } from "../src/api/types.js";
-import { type ChangeEvent, toChangeEvent } from "../src/diff/change.js";
-import { foldCodeshares } from "../src/diff/codeshare-fold.js";
-import { diffFlight } from "../src/diff/flight-diff.js";
-import type { FlightSnapshot } from "../src/diff/flight-snapshot.js";
+import type { ChangeEvent } from "../src/diff/change.js";
 import { normaliseFlightNumber } from "../src/rules/flight-number.js";
 import type { ChangeSelector, FlightFilter, Rule } from "../src/rules/rule.js";
 import { RuleSet } from "../src/rules/rule-matcher.js";
 import { Random } from "../src/simulator/random.js";
-import { ManualClock } from "../src/simulator/sim-clock.js";
-import { createSimulator } from "../src/simulator/simulator.js";
 import { fromLocalDateTime, toLocalDate } from "../src/time/local-time.js";
 import type { Benchmark } from "./run.js";
+import { BENCH_START, BENCH_ZONE, simulatedPolls } from "./simulated-polls.js";
 
-const ZONE = "Europe/Amsterdam";
-/** 2026-11-21 06:00 local: the busy part of the day lies ahead. */
-const START = Date.parse("2026-11-21T05:00:00Z");
-const FLIGHTS_PER_DAY = 3_334;
-const POLL_MS = 5 * 60_000;
+const ZONE = BENCH_ZONE;
+const START = BENCH_START;
 /** Twelve simulated hours of polls. */
 const POLLS = 144;
 /** Passenger rules are for flights within this many days from the simulated start. */
@@ -50,43 +42,9 @@ interface Poll {
  * The simulator's polls as change events, and every flight name seen. Each poll reads
  * the records changed since the last one, as the detector's keyset read does.
  */
-function simulatedPolls(): { polls: Poll[]; names: string[] } {
-  const clock = new ManualClock(START);
-  const sim = createSimulator({ seed: 11, clock, flightsPerDay: FLIGHTS_PER_DAY });
-  const changed = new Set<string>();
-  sim.store.onChange((change) => changed.add(change.id));
-  const snapshots = new Map<string, FlightSnapshot>();
-  const polls: Poll[] = [];
-  const names = new Set<string>();
-  for (let p = 0; p <= POLLS; p++) {
-    let live: Flight[];
-    if (p === 0) {
-      live = [...sim.store.all()];
-    } else {
-      changed.clear();
-      clock.advance(POLL_MS);
-      sim.tick();
-      live = [...changed].flatMap((id): Flight[] => {
-        const record = sim.store.get(id);
-        return record ? [record] : [];
-      });
-    }
-    const records: Flight[] = JSON.parse(JSON.stringify(live));
-    const events: ChangeEvent[] = [];
-    for (const observed of foldCodeshares(records, ZONE)) {
-      const result = diffFlight(snapshots.get(observed.identity.key), observed, ZONE);
-      snapshots.set(observed.identity.key, result.snapshot);
-      for (const name of result.snapshot.flightNames) names.add(name);
-      for (const change of result.changes) {
-        events.push(
-          toChangeEvent(change, result.snapshot, result.snapshot.version, result.snapshot.fields),
-        );
-      }
-    }
-    // The first poll is the baseline: every flight "added", which the detector takes in silently.
-    if (p > 0) polls.push({ now: clock.now(), events });
-  }
-  return { polls, names: [...names].sort() };
+function pollsOfSimulator(): { polls: Poll[]; names: string[] } {
+  const { polls, names } = simulatedPolls(POLLS);
+  return { polls: polls.map((p) => ({ now: p.now, events: p.flights.flat() })), names };
 }
 
 const PASSENGER_SELECTORS: ChangeSelector[][] = [
@@ -257,7 +215,7 @@ function collector(): () => void {
 export const rulesBenchmark: Benchmark = {
   name: "rules matching (one core)",
   async run() {
-    const { polls, names } = simulatedPolls();
+    const { polls, names } = pollsOfSimulator();
     console.log(
       `load average:       ${loadavg()[0]?.toFixed(2)} (figures drop when other work shares the cores)`,
     );
