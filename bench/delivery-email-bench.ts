@@ -12,7 +12,7 @@
 import { cpus, loadavg } from "node:os";
 import { EmailSender, type EmailSenderOptions } from "../src/deliver/email-sender.js";
 import { readEmailSettings } from "../src/deliver/email-settings.js";
-import { type Notification, notificationId } from "../src/deliver/notification.js";
+import { type Notification, notificationOf } from "../src/deliver/notification.js";
 import type { EmailChannelSpec, Rule } from "../src/rules/rule.js";
 import { forkBenchChild } from "./bench-child.js";
 import { BENCH_ZONE, benchAlerts } from "./delivery-alerts.js";
@@ -67,15 +67,7 @@ export const deliveryEmailBenchmark: Benchmark = {
   async run() {
     const built = benchAlerts(MESSAGES);
     const rules = new Map(built.ruleIds.map((id) => [id, ruleOf(id)]));
-    const notifications = built.alerts.map(
-      (alert): Notification => ({
-        id: notificationId(alert.id, channel.name),
-        ruleId: alert.ruleId,
-        channel: channel.name,
-        type: "email",
-        alert,
-      }),
-    );
+    const notifications = built.alerts.map((alert) => notificationOf(alert, channel));
     const receiver = forkBenchChild("./smtp-receiver-child.ts");
     const { port } = (await receiver.hello) as { port: number };
     const settings = readEmailSettings({

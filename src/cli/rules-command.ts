@@ -10,7 +10,7 @@ import type { Flight } from "../api/types.js";
 import { consoleRecord } from "../deliver/console-sender.js";
 import { emailMessage } from "../deliver/email-message.js";
 import { destinationOf } from "../deliver/endpoint.js";
-import { type Notification, notificationsOf } from "../deliver/notification.js";
+import { notificationOf } from "../deliver/notification.js";
 import { describeSchedule } from "../deliver/retry-schedule.js";
 import { slackMessage } from "../deliver/slack-message.js";
 import { webhookMessage } from "../deliver/webhook-message.js";
@@ -238,8 +238,7 @@ function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
 
 /** What a channel would receive: the payload its sender would send (nothing is sent). */
 function payloadOf(channel: ChannelSpec, alert: Alert, rule: Rule, zone: string, from: string) {
-  const [notification] = notificationsOf(alert, { ...rule, channels: [channel] });
-  const n = notification as Notification;
+  const n = notificationOf(alert, channel);
   switch (channel.type) {
     case "email":
       return { id: n.id, ...emailMessage(n, channel, rule, zone, from) };

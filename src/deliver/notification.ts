@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Alert } from "../dispatch/alert.js";
-import type { ChannelType, Rule } from "../rules/rule.js";
+import type { ChannelSpec, ChannelType, Rule } from "../rules/rule.js";
 
 export type { ChannelType };
 
@@ -45,13 +45,18 @@ export function notificationId(alertId: string, channelName: string): string {
   return `msg_${out}`;
 }
 
-/** The notifications of an alert: one per channel of its rule, in the rule's order. */
-export function notificationsOf(alert: Alert, rule: Rule): Notification[] {
-  return rule.channels.map((channel) => ({
+/** The notification of an alert through one channel of its rule. */
+export function notificationOf(alert: Alert, channel: ChannelSpec): Notification {
+  return {
     id: notificationId(alert.id, channel.name),
     ruleId: alert.ruleId,
     channel: channel.name,
     type: channel.type,
     alert,
-  }));
+  };
+}
+
+/** The notifications of an alert: one per channel of its rule, in the rule's order. */
+export function notificationsOf(alert: Alert, rule: Rule): Notification[] {
+  return rule.channels.map((channel) => notificationOf(alert, channel));
 }

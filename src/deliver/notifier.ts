@@ -14,7 +14,7 @@ import type { RedisKeys } from "../store/redis-keys.js";
 import { StreamConsumer, type StreamConsumerOptions } from "../store/stream-consumer.js";
 import type { DeliveryJob, DeliveryQueues } from "./delivery-queues.js";
 import { destinationOf } from "./endpoint.js";
-import { notificationsOf } from "./notification.js";
+import { notificationOf } from "./notification.js";
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from "./retry-schedule.js";
 
 /** Default consumer group of the notifier on the alerts stream. */
@@ -64,10 +64,12 @@ export class Notifier {
         this.#options.onDropped?.(alert);
         continue;
       }
-      for (const notification of notificationsOf(alert, rule)) {
-        const channel = rule.channels.find((c) => c.name === notification.channel);
-        if (!channel) continue;
-        jobs.push({ notification, retry: retryOf(channel), destination: destinationOf(channel) });
+      for (const channel of rule.channels) {
+        jobs.push({
+          notification: notificationOf(alert, channel),
+          retry: retryOf(channel),
+          destination: destinationOf(channel),
+        });
       }
     }
     try {

@@ -18,15 +18,16 @@ import {
   type DeliveryStageOptions,
   startDeliveryStage,
 } from "../deliver/delivery-stage.js";
+import { AlertConsumer } from "../deliver/notifier.js";
 import type { ChangeEvent } from "../diff/change.js";
 import type { Alert } from "../dispatch/alert.js";
 import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
-import { AlertStore, alertOfFields } from "../store/alert-store.js";
+import { AlertStore } from "../store/alert-store.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
-import { StreamConsumer } from "../store/stream-consumer.js";
+import type { StreamConsumer } from "../store/stream-consumer.js";
 import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import type { RedisSettings } from "./detect-config.js";
 import { Detector, type DetectorSettings, type PollReport } from "./detector.js";
@@ -152,10 +153,9 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
       await outbox.ensureGroup();
       if (rules.onAlert) {
         const onAlert = rules.onAlert;
-        const alerts = new StreamConsumer<Alert>({
+        const alerts = new AlertConsumer({
           redis: await connect(),
-          stream: keys.alerts,
-          decode: alertOfFields,
+          keys,
           group,
           consumer: consumerName,
         });

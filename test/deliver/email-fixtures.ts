@@ -3,7 +3,6 @@
  * email channel, and the rule that holds the channel.
  */
 
-import { type Notification, notificationId } from "../../src/deliver/notification.js";
 import type { FlightIdentity } from "../../src/diff/flight-snapshot.js";
 import type { Alert, AlertChange } from "../../src/dispatch/alert.js";
 import type { EmailChannelSpec, Rule } from "../../src/rules/rule.js";
@@ -59,13 +58,5 @@ export function ruleWith(channel: EmailChannelSpec, id = "r1"): Rule {
   return { ...baseRule(id), description: "Anna's flight", channels: [channel] };
 }
 
-/** The notification of `a` through `channel`. */
-export function notificationOf(a: Alert, channel: EmailChannelSpec): Notification {
-  return {
-    id: notificationId(a.id, channel.name),
-    ruleId: a.ruleId,
-    channel: channel.name,
-    type: "email",
-    alert: a,
-  };
-}
+/** The notification of an alert through a channel (the notifier's own). */
+export { notificationOf } from "../../src/deliver/notification.js";
