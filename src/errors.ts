@@ -112,6 +112,55 @@ export class ConfigError extends FlightwatchError {
   }
 }
 
+/** Several configuration problems found at once; `problems` holds each of them. */
+export class ConfigProblemsError extends ConfigError {
+  readonly problems: readonly ConfigError[];
+
+  constructor(problems: readonly ConfigError[]) {
+    const first = problems[0];
+    super(first?.setting ?? "configuration", first?.message ?? "invalid");
+    this.problems = problems;
+    this.message = `${problems.length} configuration problems:\n${problems.map((p) => `  ${p.message}`).join("\n")}`;
+  }
+}
+
+/**
+ * Collects configuration problems so that a start reports all of them at once:
+ * each reader runs under `take`, and `throwIfAny` ends the reading.
+ */
+export class ConfigProblems {
+  readonly #list: ConfigError[] = [];
+
+  /** Runs `read`; a ConfigError it throws is kept as a problem and undefined returned. */
+  take<T>(read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (err) {
+      if (err instanceof ConfigProblemsError) this.#list.push(...err.problems);
+      else if (err instanceof ConfigError) this.#list.push(err);
+      else throw err;
+      return undefined;
+    }
+  }
+
+  /** Records a problem with `setting`. */
+  add(setting: string, message: string): void {
+    this.#list.push(new ConfigError(setting, message));
+  }
+
+  /** The problems so far. */
+  get list(): readonly ConfigError[] {
+    return this.#list;
+  }
+
+  /** Throws the one problem, or all of them as a ConfigProblemsError; nothing if none. */
+  throwIfAny(): void {
+    const [first] = this.#list;
+    if (first === undefined) return;
+    throw this.#list.length === 1 ? first : new ConfigProblemsError([...this.#list]);
+  }
+}
+
 /** One problem found in a rule file: where, which rule, what, and how to fix it. */
 export interface RuleProblem {
   /** The file as given to the loader (relative paths stay relative). */

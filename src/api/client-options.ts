@@ -4,7 +4,7 @@
  * the variable or option to fix; secret values never appear in those messages.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { ConfigError } from "../errors.js";
+import { ConfigError, ConfigProblems } from "../errors.js";
 import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { PAGE_MAX } from "./contract.js";
@@ -169,43 +169,50 @@ export type ClientEnv = Readonly<Record<string, string | undefined>>;
  * FLIGHT_API_MAX_RETRY_AFTER. Empty values count as unset.
  */
 export function clientOptionsFromEnv(env: ClientEnv): FlightApiClientOptions {
+  const problems = new ConfigProblems();
   const get = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value.trim() === "" ? undefined : value;
   };
   const rawBase = get("FLIGHT_API_BASE_URL");
   if (rawBase === undefined) {
-    throw new ConfigError(
+    problems.add(
       "FLIGHT_API_BASE_URL",
       "is not set; point it at the API, e.g. https://api.schiphol.nl/public/public-flights/v4, " +
         "or run `flightwatch simulate` and use the URL it prints",
     );
   }
+  const baseUrl =
+    rawBase === undefined
+      ? undefined
+      : problems.take(() => checkBaseUrl(rawBase, "FLIGHT_API_BASE_URL"));
   const token = get("FLIGHT_API_TOKEN");
   const appId = get("FLIGHT_API_APP_ID");
   const appKey = get("FLIGHT_API_APP_KEY");
-  checkCredentials(
-    { token, appId, appKey },
-    { token: "FLIGHT_API_TOKEN", appId: "FLIGHT_API_APP_ID", appKey: "FLIGHT_API_APP_KEY" },
+  problems.take(() =>
+    checkCredentials(
+      { token, appId, appKey },
+      { token: "FLIGHT_API_TOKEN", appId: "FLIGHT_API_APP_ID", appKey: "FLIGHT_API_APP_KEY" },
+    ),
   );
-  const options: FlightApiClientOptions = { baseUrl: checkBaseUrl(rawBase, "FLIGHT_API_BASE_URL") };
+  const options: FlightApiClientOptions = { baseUrl: baseUrl ?? "" };
   if (token !== undefined) options.token = token;
   if (appId !== undefined && appKey !== undefined) {
     options.appId = appId;
     options.appKey = appKey;
   }
   const zone = get("AIRPORT_TIMEZONE");
-  if (zone !== undefined) {
-    airportZone(zone);
+  if (zone !== undefined && problems.take(() => airportZone(zone)) !== undefined) {
     options.airportTimezone = zone;
   }
-  const duration = (name: string): number | undefined => {
-    const value = get(name);
-    if (value === undefined) return undefined;
-    const ms = parseDuration(value, name);
-    if (ms < 1) throw new ConfigError(name, "must be at least 1ms");
-    return ms;
-  };
+  const duration = (name: string): number | undefined =>
+    problems.take(() => {
+      const value = get(name);
+      if (value === undefined) return undefined;
+      const ms = parseDuration(value, name);
+      if (ms < 1) throw new ConfigError(name, "must be at least 1ms");
+      return ms;
+    });
   const connect = duration("FLIGHT_API_CONNECT_TIMEOUT");
   if (connect !== undefined) options.connectTimeoutMs = connect;
   const timeout = duration("FLIGHT_API_TIMEOUT");
@@ -218,12 +225,14 @@ export function clientOptionsFromEnv(env: ClientEnv): FlightApiClientOptions {
   const attempts = get("FLIGHT_API_MAX_ATTEMPTS");
   if (attempts !== undefined) {
     if (!/^\d+$/.test(attempts.trim()) || Number(attempts) < 1 || Number(attempts) > 100) {
-      throw new ConfigError(
+      problems.add(
         "FLIGHT_API_MAX_ATTEMPTS",
         `expected an integer from 1 to 100, got "${attempts}"`,
       );
+    } else {
+      options.maxAttempts = Number(attempts);
     }
-    options.maxAttempts = Number(attempts);
   }
+  problems.throwIfAny();
   return options;
 }

@@ -6,7 +6,7 @@
  * with `not_configured` instead of the daemon refusing to start.
  */
 import addressparser from "nodemailer/lib/addressparser";
-import { ConfigError } from "../errors.js";
+import { ConfigError, ConfigProblems } from "../errors.js";
 
 /** Ports used when `SMTP_URL` gives none: the SMTP port, and the implicit-TLS submission port. */
 export const DEFAULT_SMTP_PORT = 25;
@@ -37,9 +37,15 @@ export function readEmailSettings(
 ): EmailSettings | undefined {
   const raw = env.SMTP_URL?.trim();
   if (!raw) return undefined;
-  const settings = parseSmtpUrl(raw);
-  const { from, fromAddress } = parseFrom(env.EMAIL_FROM);
-  return { ...settings, from, fromAddress };
+  // Both variables are checked, so a start reports both when both are wrong.
+  const problems = new ConfigProblems();
+  const settings = problems.take(() => parseSmtpUrl(raw));
+  const sender = problems.take(() => parseFrom(env.EMAIL_FROM));
+  problems.throwIfAny();
+  return {
+    ...(settings as ReturnType<typeof parseSmtpUrl>),
+    ...(sender as ReturnType<typeof parseFrom>),
+  };
 }
 
 /** The settings for logs: the password replaced by `***`. */

@@ -14,7 +14,7 @@
  * | `SNAPSHOT_TTL` | `3d` | snapshots expire this long after the flight's schedule |
  * | `OUTBOX_RETENTION` | `7d` | change events older than this are trimmed from the outbox |
  */
-import { ConfigError } from "../errors.js";
+import { ConfigError, ConfigProblems } from "../errors.js";
 import { DEFAULT_PREFIX } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
 import { DEFAULT_DETECTOR_SETTINGS, type DetectorSettings } from "./detector.js";
@@ -52,32 +52,39 @@ export function redisSettingsFromEnv(env: DetectEnv): RedisSettings {
   return { url, prefix: get(env, "FLIGHTWATCH_PREFIX") ?? DEFAULT_PREFIX };
 }
 
-/** Detector settings; `overrides` (e.g. from command-line flags) win over the environment. */
+/**
+ * Detector settings; `overrides` (e.g. from command-line flags) win over the
+ * environment. Every bad variable is reported (one ConfigError, or a
+ * ConfigProblemsError listing them all).
+ */
 export function detectorSettingsFromEnv(
   env: DetectEnv,
   overrides: Partial<Record<string, string>> = {},
 ): DetectorSettings {
+  const problems = new ConfigProblems();
   const read = (name: string): string | undefined => overrides[name] ?? get(env, name);
-  const duration = (name: string, fallback: number, min: number): number => {
-    const text = read(name);
-    if (text === undefined) return fallback;
-    const ms = parseDuration(text, name);
-    if (ms < min) throw new ConfigError(name, `must be at least ${min}ms, got "${text}"`);
-    return ms;
-  };
-  const days = (name: string, fallback: number): number => {
-    const text = read(name);
-    if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text))
-      throw new ConfigError(name, `expected a whole number of days, got "${text}"`);
-    return Number(text);
-  };
+  const duration = (name: string, fallback: number, min: number): number =>
+    problems.take(() => {
+      const text = read(name);
+      if (text === undefined) return fallback;
+      const ms = parseDuration(text, name);
+      if (ms < min) throw new ConfigError(name, `must be at least ${min}ms, got "${text}"`);
+      return ms;
+    }) ?? fallback;
+  const days = (name: string, fallback: number): number =>
+    problems.take(() => {
+      const text = read(name);
+      if (text === undefined) return fallback;
+      if (!/^\d+$/.test(text))
+        throw new ConfigError(name, `expected a whole number of days, got "${text}"`);
+      return Number(text);
+    }) ?? fallback;
   const d = DEFAULT_DETECTOR_SETTINGS;
   const horizon = {
     past: days("HORIZON_PAST_DAYS", d.horizon.past),
     future: days("HORIZON_FUTURE_DAYS", d.horizon.future),
   };
-  checkHorizonDays(horizon, "HORIZON_PAST_DAYS / HORIZON_FUTURE_DAYS");
+  problems.take(() => checkHorizonDays(horizon, "HORIZON_PAST_DAYS / HORIZON_FUTURE_DAYS"));
   const settings: DetectorSettings = {
     intervalMs: duration("POLL_INTERVAL", d.intervalMs, 100),
     overlapMs: duration("POLL_OVERLAP", d.overlapMs, 0),
@@ -91,10 +98,11 @@ export function detectorSettingsFromEnv(
   // reconciliation would find the flight again and report it as added.
   const needed = (horizon.past + 1) * 86_400_000;
   if (settings.snapshotTtlMs < needed) {
-    throw new ConfigError(
+    problems.add(
       "SNAPSHOT_TTL",
       `must be at least ${horizon.past + 1}d with HORIZON_PAST_DAYS=${horizon.past} (a flight stays watched that long after its schedule)`,
     );
   }
+  problems.throwIfAny();
   return settings;
 }

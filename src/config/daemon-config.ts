@@ -1,0 +1,192 @@
+/**
+ * The daemon's whole configuration, read from the environment (and an optional config
+ * file) in one pass that reports every problem at once — a ConfigProblemsError naming
+ * each variable and what it expects — so a start fails with exit 2 and one list to fix.
+ */
+import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
+import { type EmailSettings, readEmailSettings } from "../deliver/email-settings.js";
+import {
+  detectorSettingsFromEnv,
+  type RedisSettings,
+  redisSettingsFromEnv,
+} from "../detect/detect-config.js";
+import type { DetectorSettings } from "../detect/detector.js";
+import { ConfigError, ConfigProblems } from "../errors.js";
+import { parseDuration } from "../time/duration.js";
+import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import { type ConfigFileValues, readConfigFile } from "./config-file.js";
+
+/** What a daemon process runs: polling and matching, delivery, or both. */
+export type Role = "poller" | "worker" | "all";
+export const ROLES: readonly Role[] = ["poller", "worker", "all"];
+
+/** Log levels pino knows, most severe first. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Environment variables as read. */
+export type ConfigEnv = Readonly<Record<string, string | undefined>>;
+
+/** Everything `flightwatch run` needs, checked. */
+export interface DaemonConfig {
+  role: Role;
+  /** The upstream; absent for a worker, or when the simulator is embedded. */
+  client?: FlightApiClientOptions;
+  redis: RedisSettings;
+  /** Whether REDIS_URL was given (the demo may start a private Redis when not). */
+  redisGiven: boolean;
+  rulesDir: string;
+  detector: DetectorSettings;
+  zone: string;
+  email?: EmailSettings;
+  /** Health, readiness and metrics; absent when HTTP_PORT is `off`. */
+  http?: { port: number; host: string };
+  log: { level: LogLevel; format?: "json" | "text" };
+  shutdownTimeoutMs: number;
+  stallTimeoutMs?: number;
+  dashboard: boolean;
+}
+
+/** How to read: role, embedded simulator, defaults the command chose, a config file. */
+export interface ReadConfigOptions {
+  role?: string;
+  /** The simulator is embedded: no upstream variables are needed. */
+  simulator?: boolean;
+  /** Values used when neither the environment nor the file sets them (e.g. the demo's). */
+  defaults?: Readonly<Record<string, string>>;
+  /** Path of a config file; FLIGHTWATCH_CONFIG when absent. */
+  configFile?: string;
+}
+
+export const DEFAULT_HTTP_PORT = 8080;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+const DEFAULT_RULES_DIR = "rules";
+
+/**
+ * The effective variables: the environment over the config file over the command's
+ * defaults; empty values count as unset. Also says where each came from.
+ */
+export function effectiveEnv(
+  env: ConfigEnv,
+  options: Pick<ReadConfigOptions, "defaults" | "configFile"> = {},
+): {
+  env: Record<string, string>;
+  sources: Record<string, "env" | "file" | "default">;
+  file?: string;
+} {
+  const file = options.configFile ?? set(env.FLIGHTWATCH_CONFIG);
+  const fromFile: ConfigFileValues = file ? readConfigFile(file) : {};
+  const merged: Record<string, string> = {};
+  const sources: Record<string, "env" | "file" | "default"> = {};
+  const layer = (
+    values: Readonly<Record<string, string | undefined>>,
+    source: "env" | "file" | "default",
+  ) => {
+    for (const [name, value] of Object.entries(values)) {
+      const v = set(value);
+      if (v === undefined) continue;
+      merged[name] = v;
+      sources[name] = source;
+    }
+  };
+  layer(options.defaults ?? {}, "default");
+  layer(fromFile, "file");
+  layer(env, "env");
+  return { env: merged, sources, ...(file ? { file } : {}) };
+}
+
+/** Reads and checks the whole configuration; throws every problem at once. */
+export function readDaemonConfig(rawEnv: ConfigEnv, options: ReadConfigOptions = {}): DaemonConfig {
+  const problems = new ConfigProblems();
+  const env = effectiveEnv(rawEnv, options).env;
+  const role = problems.take(() => readRole(options.role)) ?? "all";
+  const polls = role !== "worker";
+  const client =
+    polls && !options.simulator ? problems.take(() => clientOptionsFromEnv(env)) : undefined;
+  // The zone matters to every role (rules, messages); the client checks it too.
+  const zone = env.AIRPORT_TIMEZONE ?? DEFAULT_AIRPORT_TIMEZONE;
+  if (client === undefined) problems.take(() => airportZone(zone));
+  const redis = problems.take(() => redisSettingsFromEnv(env));
+  const detector = problems.take(() => detectorSettingsFromEnv(env));
+  const email = problems.take(() => readEmailSettings(env));
+  const http = problems.take(() => readHttp(env));
+  const level = problems.take(() => readLogLevel(env.LOG_LEVEL));
+  const format = problems.take(() => readLogFormat(env.LOG_FORMAT));
+  const shutdownTimeoutMs = problems.take(() => duration(env, "SHUTDOWN_TIMEOUT", 1000));
+  const stallTimeoutMs = problems.take(() => duration(env, "DELIVERY_STALL_TIMEOUT", 1000));
+  const dashboard = problems.take(() => readBoolean(env, "DASHBOARD"));
+  if (dashboard && http === undefined) {
+    problems.add(
+      "DASHBOARD",
+      "needs HTTP_PORT (the dashboard is served there), but HTTP_PORT is off",
+    );
+  }
+  problems.throwIfAny();
+  return {
+    role,
+    ...(client ? { client } : {}),
+    redis: redis as RedisSettings,
+    redisGiven: env.REDIS_URL !== undefined,
+    rulesDir: env.FLIGHTWATCH_RULES ?? DEFAULT_RULES_DIR,
+    detector: detector as DetectorSettings,
+    zone: client?.airportTimezone ?? zone,
+    ...(email ? { email } : {}),
+    ...(http ? { http } : {}),
+    log: { level: level ?? "info", ...(format ? { format } : {}) },
+    shutdownTimeoutMs: shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    ...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
+    dashboard: dashboard ?? false,
+  };
+}
+
+/** `--role`: poller, worker or all. */
+export function readRole(value: string | undefined): Role {
+  if (value === undefined) return "all";
+  if ((ROLES as readonly string[]).includes(value)) return value as Role;
+  throw new ConfigError("--role", `expected poller, worker or all, got "${value}"`);
+}
+
+/** `LOG_LEVEL`: one of pino's levels. */
+export function readLogLevel(value: string | undefined, variable = "LOG_LEVEL"): LogLevel {
+  const text = set(value)?.toLowerCase();
+  if (text === undefined) return "info";
+  if ((LOG_LEVELS as readonly string[]).includes(text)) return text as LogLevel;
+  throw new ConfigError(variable, `expected one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
+}
+
+function readLogFormat(value: string | undefined): "json" | "text" | undefined {
+  const text = set(value)?.toLowerCase();
+  if (text === undefined) return undefined;
+  if (text === "json" || text === "text") return text;
+  throw new ConfigError("LOG_FORMAT", `expected json or text, got "${value}"`);
+}
+
+function readHttp(env: Record<string, string>): { port: number; host: string } | undefined {
+  const text = env.HTTP_PORT ?? String(DEFAULT_HTTP_PORT);
+  const host = env.HTTP_HOST ?? "0.0.0.0";
+  if (text.toLowerCase() === "off") return undefined;
+  if (!/^\d+$/.test(text) || Number(text) > 65_535) {
+    throw new ConfigError("HTTP_PORT", `expected a port number 0–65535 or off, got "${text}"`);
+  }
+  return { port: Number(text), host };
+}
+
+function readBoolean(env: Record<string, string>, name: string): boolean {
+  const text = env[name]?.toLowerCase();
+  if (text === undefined) return false;
+  if (["true", "1", "yes", "on"].includes(text)) return true;
+  if (["false", "0", "no", "off"].includes(text)) return false;
+  throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
+}
+
+function duration(env: Record<string, string>, name: string, min: number): number | undefined {
+  const text = env[name];
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text, name);
+  if (ms < min) throw new ConfigError(name, `must be at least ${min}ms, got "${text}"`);
+  return ms;
+}
+
+function set(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
