@@ -38,11 +38,14 @@ export interface DeliveryStageOptions {
     Omit<DeliveryWorkersOptions, "connection" | "keys" | "senders" | "rules" | "zone" | "log">
   >;
   onDropped?: NotifierOptions["onDropped"];
+  /** Run the notifier (alerts → queued notifications) here (default true). */
+  notify?: boolean;
 }
 
 /** A running delivery stage. */
 export interface DeliveryStage {
-  notifier: Notifier;
+  /** Absent when the stage only delivers (`notify: false`). */
+  notifier?: Notifier;
   queues: DeliveryQueues;
   log: DeliveryLog;
   workers: DeliveryWorkers;
@@ -57,22 +60,25 @@ export async function startDeliveryStage(options: DeliveryStageOptions): Promise
   const senders = typeof options.senders === "function" ? options.senders(plain) : options.senders;
   const queues = new DeliveryQueues(plain, keys);
   const log = new DeliveryLog(plain, keys);
-  const consumer = new AlertConsumer({
-    redis: await options.connect(),
-    keys,
-    group: options.group ?? NOTIFY_GROUP,
-    consumer: options.consumer,
-    blockMs: options.blockMs ?? 250,
-  });
-  // A new group starts at the stream's end: an upgrade must not send a week of old
-  // alerts. The caller starts this stage before the dispatcher, so nothing is missed.
-  await consumer.ensureGroup();
-  const notifier = new Notifier({
-    consumer,
-    queues,
-    rules: options.rules,
-    ...(options.onDropped ? { onDropped: options.onDropped } : {}),
-  });
+  let notifier: Notifier | undefined;
+  if (options.notify !== false) {
+    const consumer = new AlertConsumer({
+      redis: await options.connect(),
+      keys,
+      group: options.group ?? NOTIFY_GROUP,
+      consumer: options.consumer,
+      blockMs: options.blockMs ?? 250,
+    });
+    // A new group starts at the stream's end: an upgrade must not send a week of old
+    // alerts. The caller starts this stage before the dispatcher, so nothing is missed.
+    await consumer.ensureGroup();
+    notifier = new Notifier({
+      consumer,
+      queues,
+      rules: options.rules,
+      ...(options.onDropped ? { onDropped: options.onDropped } : {}),
+    });
+  }
   const workers = new DeliveryWorkers({
     ...options.workers,
     connection: await options.connect(true),
@@ -84,7 +90,7 @@ export async function startDeliveryStage(options: DeliveryStageOptions): Promise
   });
   await workers.ready();
   return {
-    notifier,
+    ...(notifier ? { notifier } : {}),
     queues,
     log,
     workers,

@@ -55,12 +55,16 @@ export interface WatchOptions {
     onAlert?: (alert: Alert) => void | Promise<void>;
     /** Dispatcher's consumer group on the outbox (default `dispatch`). */
     group?: string;
+    /** Run no dispatcher in this process (a delivery-only worker). */
+    noDispatch?: boolean;
+    /** Told of the alerts each dispatcher step committed (metrics, the demo view). */
+    onDecided?: (alerts: readonly Alert[]) => void;
   };
   /**
    * Deliver the alerts through their rules' channels (needs `rules`): the notifier
    * and the workers of the channel types that have a sender.
    */
-  delivery?: Pick<DeliveryStageOptions, "senders" | "group" | "workers" | "onDropped">;
+  delivery?: Pick<DeliveryStageOptions, "senders" | "group" | "workers" | "onDropped" | "notify">;
   onPoll?: (report: PollReport) => void;
   onError?: (err: Error) => void;
   /** Run no poller in this process, only consume (default false). */
@@ -143,14 +147,16 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
     // Every group exists before the first poll, so nothing is committed unseen.
     if (options.rules) {
       const { rules } = options;
-      const outbox = new OutboxConsumer({
-        redis: consumerRedis,
-        keys,
-        group: rules.group ?? DISPATCH_GROUP,
-        consumer: consumerName,
-        blockMs: 250,
-      });
-      await outbox.ensureGroup();
+      const outbox = rules.noDispatch
+        ? undefined
+        : new OutboxConsumer({
+            redis: consumerRedis,
+            keys,
+            group: rules.group ?? DISPATCH_GROUP,
+            consumer: consumerName,
+            blockMs: 250,
+          });
+      await outbox?.ensureGroup();
       if (rules.onAlert) {
         const onAlert = rules.onAlert;
         const alerts = new AlertConsumer({
@@ -172,22 +178,28 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
           consumer: consumerName,
         });
         delivery = stage;
+        const { notifier } = stage;
+        if (notifier) {
+          loop(async () => {
+            await notifier.step();
+          });
+        }
+      }
+      if (outbox) {
+        const dispatcher = new Dispatcher({
+          consumer: outbox,
+          store: new AlertStore(await connect(), keys, {
+            stateTtlMs: options.settings.snapshotTtlMs,
+            alertRetentionMs: options.settings.outboxRetentionMs,
+          }),
+          rules: rules.current,
+          now,
+        });
         loop(async () => {
-          await stage.notifier.step();
+          const alerts = await dispatcher.step();
+          if (alerts.length > 0) rules.onDecided?.(alerts);
         });
       }
-      const dispatcher = new Dispatcher({
-        consumer: outbox,
-        store: new AlertStore(await connect(), keys, {
-          stateTtlMs: options.settings.snapshotTtlMs,
-          alertRetentionMs: options.settings.outboxRetentionMs,
-        }),
-        rules: rules.current,
-        now,
-      });
-      loop(async () => {
-        await dispatcher.step();
-      });
     } else {
       const onEvent = options.onEvent ?? (() => undefined);
       const consumer = new OutboxConsumer({
