@@ -7,11 +7,11 @@ import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
-import type { DeliveryRecord } from "../deliver/delivery-log.js";
+import { type DeliveryRecord, describeRecord } from "../deliver/delivery-log.js";
 import { readEmailSettings } from "../deliver/email-settings.js";
 import { buildSenders } from "../deliver/senders.js";
+import { describePoll } from "../detect/describe-poll.js";
 import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-config.js";
-import type { PollReport } from "../detect/detector.js";
 import { startWatch } from "../detect/watch.js";
 import type { Alert } from "../dispatch/alert.js";
 import { describeAlert } from "../dispatch/alert-text.js";
@@ -330,31 +330,6 @@ function writeLine(line: string): Promise<void> | undefined {
     out.once("error", settle);
     out.once("close", onClose);
   });
-}
-
-/** One line about a delivery attempt, for stderr. */
-export function describeRecord(record: DeliveryRecord): string {
-  const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt})`;
-  if (record.result === "delivered") return `delivered ${what}`;
-  return `${record.result === "dead" ? "dead letter" : "retrying"} ${what}: ${record.reason}: ${record.detail}`;
-}
-
-/** One line about a poll, for stderr. */
-export function describePoll(n: number, report: PollReport): string {
-  const head = `poll ${n}`;
-  switch (report.outcome) {
-    case "skipped":
-      return `${head}: backing off after failures`;
-    case "conflict":
-      return `${head}: another poll committed first; nothing written`;
-    case "failed": {
-      const behind = report.behindMs ? ` (${Math.round(report.behindMs / 1000)} s behind)` : "";
-      const why = report.error ? describeError(report.error) : "unknown error";
-      return `${head} ${report.mode ?? ""} failed after ${report.durationMs} ms${behind}: ${why}`;
-    }
-    default:
-      return `${head} ${report.mode}: ${report.requests} requests, ${report.records} records, ${report.flights} flights, ${report.events.length} events, ${report.durationMs} ms`;
-  }
 }
 
 function checkName(flag: string, value: string): string {

@@ -109,3 +109,10 @@ export class DeliveryLog {
     return (await this.#redis.hdel(this.#keys.disabledEndpoints, endpointId)) > 0;
   }
 }
+
+/** One line about a delivery attempt, for people (stderr, logs). */
+export function describeRecord(record: DeliveryRecord): string {
+  const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt})`;
+  if (record.result === "delivered") return `delivered ${what}`;
+  return `${record.result === "dead" ? "dead letter" : "retrying"} ${what}: ${record.reason}: ${record.detail}`;
+}
