@@ -4,6 +4,7 @@
  * use an id derived from the URL and a masked label instead.
  */
 import { createHash } from "node:crypto";
+import { maskEndpointUrl } from "../log/mask-url.js";
 import type { ChannelSpec } from "../rules/rule.js";
 
 /** An HTTP channel's endpoint as shown to people. */
@@ -21,17 +22,6 @@ export function endpointOf(channel: ChannelSpec): Endpoint | undefined {
     id: `ep_${createHash("sha256").update(channel.url).digest("hex").slice(0, 12)}`,
     label: maskEndpointUrl(channel.url),
   };
-}
-
-/** A URL cut to scheme, host and 8 characters of path (no query, no credentials). */
-export function maskEndpointUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    const path = u.pathname.length > 9 ? `${u.pathname.slice(0, 9)}…` : u.pathname;
-    return `${u.protocol}//${u.host}${path}`;
-  } catch {
-    return "(not a URL)";
-  }
 }
 
 /** Where a channel sends, for records: the masked endpoint, the recipients or `stdout`. */

@@ -4,6 +4,7 @@
  */
 import { Redis, type RedisOptions } from "ioredis";
 import { ErrorCode, FlightwatchError } from "../errors.js";
+import { maskUrl } from "../log/mask-url.js";
 
 /** Options of a connection for a purpose. */
 export interface ConnectOptions {
@@ -49,11 +50,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A URL with its password replaced by `***`, for messages and logs. */
-export function maskUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@/]*@/, "$1***@");
 }
 
 /** Deletes every key matching the pattern (SCAN, never KEYS); resolves to how many. */
