@@ -81,6 +81,11 @@ export class DeliveryQueues {
     return this.#queues.get(type) as Queue<DeliveryJob>;
   }
 
+  /** Every queue, one per channel type (read-only use: the ops dashboard). */
+  all(): Queue<DeliveryJob>[] {
+    return [...this.#queues.values()];
+  }
+
   /** Adds jobs (a notification already enqueued is left as it is). */
   async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
     const byType = new Map<ChannelType, DeliveryJob[]>();

@@ -1,0 +1,252 @@
+/**
+ * The operations HTTP server on HTTP_PORT: liveness (`/healthz`), readiness
+ * (`/readyz`), Prometheus metrics (`/metrics`) and, when enabled, the queue dashboard
+ * under `/queues`. Plain node:http: these routes must answer while the rest of the
+ * process struggles, so they carry no framework and no dependency on Redis except
+ * through the readiness callback, which is bounded in time.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ConfigError } from "../errors.js";
+import type { FlightwatchMetrics } from "./flightwatch-metrics.js";
+import type { QueueDashboard, QueueDashboardOptions } from "./queue-dashboard.js";
+
+/** One readiness check's verdict. */
+export interface ReadinessCheck {
+  ok: boolean;
+  /** For people: what was found ("PONG in 2 ms", "last poll 95 s ago, limit 90 s"). */
+  detail: string;
+}
+
+/** Whether the process should receive work, and why, check by check. */
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, ReadinessCheck>;
+}
+
+/** Options of the ops server. */
+export interface OpsServerOptions {
+  /** HTTP_PORT; 0 picks a free port (tests). */
+  port: number;
+  /** Interface to listen on (default 0.0.0.0). */
+  host?: string;
+  /** Served at /metrics; without it /metrics is 404. */
+  metrics?: FlightwatchMetrics;
+  /** Decides /readyz; a throw or no answer within `readinessTimeoutMs` is "not ready". */
+  readiness: () => Promise<Readiness>;
+  /** Longest wait for `readiness` (default 2 s): probes must get an answer, not hang. */
+  readinessTimeoutMs?: number;
+  /** The Bull Board dashboard under its base path (default /queues); loaded only when given. */
+  dashboard?: QueueDashboardOptions;
+}
+
+/** A running ops server. */
+export interface OpsServer {
+  /** Base URL to reach it, e.g. `http://127.0.0.1:9464`. */
+  url: string;
+  port: number;
+  /** Stops listening and closes every connection, idle keep-alive ones included; idempotent. */
+  close(): Promise<void>;
+  /** From now on /readyz answers 503 `shutting down`, so load balancers stop sending work. */
+  setShuttingDown(): void;
+}
+
+const DEFAULT_READINESS_TIMEOUT_MS = 2_000;
+const ROUTES = ["/healthz", "/readyz", "/metrics"] as const;
+
+/** Starts the ops server; rejects with a ConfigError naming HTTP_PORT when the port is taken. */
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const host = options.host ?? "0.0.0.0";
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS;
+  // Imported only when enabled: a daemon without the dashboard never loads Bull Board.
+  const dashboard: QueueDashboard | undefined = options.dashboard
+    ? await (await import("./queue-dashboard.js")).createQueueDashboard(options.dashboard)
+    : undefined;
+  let shuttingDown = false;
+
+  const server = createServer((req, res) => {
+    const path = pathOf(req);
+    if (dashboard && (path === dashboard.basePath || path.startsWith(`${dashboard.basePath}/`))) {
+      dashboard.handle(req, res).catch((err: unknown) => fail(res, err));
+      return;
+    }
+    route(req, res, path).catch((err: unknown) => fail(res, err));
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const known = path === "/" || (ROUTES as readonly string[]).includes(path);
+    if (!known) {
+      send(res, 404, json({ error: `no route ${path}; see / for the endpoints` }));
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      send(res, 405, json({ error: `${req.method} is not allowed on ${path}; use GET` }), {
+        allow: "GET, HEAD",
+      });
+      return;
+    }
+    switch (path) {
+      case "/healthz":
+        send(res, 200, json({ status: "ok" }));
+        return;
+      case "/readyz": {
+        const readiness = shuttingDown
+          ? { ready: false, checks: { shutdown: { ok: false, detail: "shutting down" } } }
+          : await readinessOf(options.readiness, readinessTimeoutMs);
+        send(res, readiness.ready ? 200 : 503, json(readiness));
+        return;
+      }
+      case "/metrics":
+        if (!options.metrics) {
+          send(res, 404, json({ error: "metrics are not enabled in this process" }));
+          return;
+        }
+        send(res, 200, {
+          type: options.metrics.contentType,
+          body: await options.metrics.metrics(),
+        });
+        return;
+      default:
+        send(
+          res,
+          200,
+          json({
+            service: "flightwatch",
+            endpoints: [
+              "/healthz",
+              "/readyz",
+              ...(options.metrics ? ["/metrics"] : []),
+              ...(dashboard ? [`${dashboard.basePath}/`] : []),
+            ],
+          }),
+        );
+    }
+  }
+
+  await listen(server, options.port, host);
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(host)}:${port}`,
+    port,
+    setShuttingDown() {
+      shuttingDown = true;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive connections (a scraper's, a probe's) would hold close() open.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/** The readiness verdict, bounded in time; a throw or a timeout is a failed check named `readiness`. */
+async function readinessOf(read: () => Promise<Readiness>, timeoutMs: number): Promise<Readiness> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Readiness>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          ready: false,
+          checks: {
+            readiness: { ok: false, detail: `no answer within ${timeoutMs} ms` },
+          },
+        }),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([read(), timeout]);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return { ready: false, checks: { readiness: { ok: false, detail: `failed: ${detail}` } } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      if (err.code === "EADDRINUSE") {
+        reject(
+          new ConfigError(
+            "HTTP_PORT",
+            `port ${port} on ${host} is already in use; set HTTP_PORT to a free port or stop the process using it`,
+          ),
+        );
+      } else if (err.code === "EACCES") {
+        reject(
+          new ConfigError(
+            "HTTP_PORT",
+            `not allowed to listen on port ${port} on ${host}; ports below 1024 need privileges, set HTTP_PORT to 1024 or above`,
+          ),
+        );
+      } else if (err.code === "EADDRNOTAVAIL") {
+        reject(new ConfigError("HTTP_PORT", `${host} is not an address of this machine`));
+      } else {
+        reject(err);
+      }
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+/** The path of a request, without its query. */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** A host to put in a URL: wildcard addresses are reached on loopback. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+interface Body {
+  type: string;
+  body: string;
+}
+
+function json(value: unknown): Body {
+  return { type: "application/json; charset=utf-8", body: `${JSON.stringify(value)}\n` };
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  { type, body }: Body,
+  headers: Record<string, string> = {},
+): void {
+  // Node omits the body of a HEAD response by itself; the length still describes it.
+  res.writeHead(status, {
+    "content-type": type,
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** A handler failed (metrics could not be rendered, the dashboard threw): 500, once. */
+function fail(res: ServerResponse, err: unknown): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const detail = err instanceof Error ? err.message : String(err);
+  send(res, 500, json({ error: detail }));
+}
