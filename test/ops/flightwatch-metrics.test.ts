@@ -365,5 +365,16 @@ describe("FlightwatchMetrics: registries", () => {
 
     const bare = await scrape(new FlightwatchMetrics({ defaultMetrics: false }));
     expect(bare.filter((x) => !x.name.startsWith("flightwatch_"))).toEqual([]);
+    // Nothing observed yet: gauges that would read 0 ("no lag", "no flights") are absent.
+    for (const name of [
+      "flightwatch_poll_lag_seconds",
+      "flightwatch_last_successful_poll_timestamp_seconds",
+      "flightwatch_poll_failures",
+      "flightwatch_tracked_flights",
+      "flightwatch_queue_jobs",
+      "flightwatch_dead_letters",
+    ]) {
+      expect(samplesOf(bare, name), name).toEqual([]);
+    }
   });
 });
