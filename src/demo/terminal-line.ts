@@ -40,7 +40,7 @@ export function visibleWidth(text: string): number {
 }
 
 /** `text` cut to at most `width` columns, ending in `…` when cut. */
-export function truncate(text: string, width: number): string {
+function truncate(text: string, width: number): string {
   if (width <= 0) return "";
   if (visibleWidth(text) <= width) return text;
   return `${headOf(text, width - 1)}…`;

@@ -13,6 +13,7 @@ import { changeEvent } from "../rules/event-builder.js";
 /** 2026-11-21 10:00 in Amsterdam: the demo's airport clock at start. */
 export const DEMO_START = Date.parse("2026-11-21T09:00:00Z");
 
+/** The demo airport's zone. */
 export const ZONE = "Europe/Amsterdam";
 
 /** A committed poll at `at` carrying `events` (incremental unless told). */
