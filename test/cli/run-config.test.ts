@@ -1,0 +1,171 @@
+/**
+ * `flightwatch run` and `flightwatch config` refuse a bad configuration before doing
+ * anything: exit 2 and one list naming every bad variable (or the config file and
+ * line), so one start tells the operator everything to fix. `config` prints the
+ * effective settings with every secret masked. `run` without a Redis exits 1 saying
+ * how to get one. Each case is a child process; they run side by side.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliProcess, spawnCli } from "../support/cli-process.js";
+
+/** Variables that would make a valid start, minus Redis (a test adds its own). */
+const BASE_ENV = {
+  FLIGHT_API_BASE_URL: "http://127.0.0.1:9/public/public-flights/v4",
+  FLIGHTWATCH_RULES: "rules",
+  HTTP_PORT: "off",
+  // The test runner's own values must not leak into these cases.
+  FLIGHTWATCH_CONFIG: "",
+  SMTP_URL: "",
+  EMAIL_FROM: "",
+  LOG_FORMAT: "",
+};
+const TOKEN = "tok-9f8e7d6c5b4a-do-not-print";
+const REDIS_PASSWORD = "redis-pw-0a1b2c3d";
+const SMTP_PASSWORD = "smtp-pw-4e5f6a7b";
+const APP_KEY = "appkey-1234567890abcdef";
+
+/** Runs `flightwatch <args>` to its end. */
+async function run(args: string[], env: Record<string, string>) {
+  const proc: CliProcess = spawnCli(args, { ...BASE_ENV, ...env });
+  const timer = setTimeout(() => proc.child.kill("SIGKILL"), 30_000);
+  const code = await proc.exited;
+  clearTimeout(timer);
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe("flightwatch run / config: configuration", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "fw-run-config-"));
+    await writeFile(
+      join(dir, "typo.yaml"),
+      "# flightwatch settings\nPOLL_INTERVAL: 10s\nLOG_LEVEL: debug\nREDIS_ULR: redis://127.0.0.1:6379\n",
+    );
+    await writeFile(
+      join(dir, "broken.yaml"),
+      "POLL_INTERVAL: 10s\nLOG_LEVEL: [debug\nHTTP_PORT: 9\n",
+    );
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("exits 2 naming every bad variable and a bad --role, all at once; never echoes a password", async () => {
+    const bad = run(["run", "--role", "nope"], {
+      POLL_INTERVAL: "fast",
+      REDIS_URL: "http://user:hunter2@x",
+      HTTP_PORT: "99999",
+      SMTP_URL: "smtp://mailer:mail-pw-77@mail.example.com",
+      LOG_LEVEL: "loud",
+    });
+    const typo = run(["run", "--config", join(dir, "typo.yaml")], {});
+    const broken = run(["config", "--config", join(dir, "broken.yaml")], {});
+    const noRedis = closedPort().then((port) =>
+      run(["run"], { REDIS_URL: `redis://127.0.0.1:${port}`, FLIGHTWATCH_PREFIX: "fw-never-used" }),
+    );
+
+    const b = await bad;
+    expect(b.code).toBe(2);
+    for (const name of [
+      "--role",
+      "POLL_INTERVAL",
+      "REDIS_URL",
+      "HTTP_PORT",
+      "EMAIL_FROM",
+      "LOG_LEVEL",
+    ]) {
+      expect(b.stderr, name).toMatch(new RegExp(`^  ${name}: `, "m"));
+    }
+    expect(b.stderr).toMatch(/6 configuration problems/);
+    expect(b.stderr).toContain('"fast"');
+    expect(b.stderr).toContain("99999");
+    expect(b.stderr + b.stdout).not.toContain("hunter2");
+    expect(b.stderr + b.stdout).not.toContain("mail-pw-77");
+
+    // A misspelt key in a config file: the file, the line and the likely name.
+    const t = await typo;
+    expect(t.code).toBe(2);
+    expect(t.stderr).toContain(`${join(dir, "typo.yaml")}:4 REDIS_ULR`);
+    expect(t.stderr).toContain("did you mean `REDIS_URL`?");
+
+    // A file that is not YAML: the file and the line of the mistake.
+    const k = await broken;
+    expect(k.code).toBe(2);
+    expect(k.stderr).toMatch(new RegExp(`${escapeRegExp(join(dir, "broken.yaml"))}:[23]\\b`));
+
+    // Nothing answers at REDIS_URL: exit 1, naming the variable and how to get a Redis.
+    const r = await noRedis;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("REDIS_URL");
+    expect(r.stderr).toMatch(/no Redis answers at redis:\/\/127\.0\.0\.1:\d+/);
+    expect(r.stderr).toMatch(/redis-server|docker run/);
+  }, 60_000);
+
+  it("config prints every setting with secrets masked; exit 0 when valid, 2 when not", async () => {
+    const secrets = {
+      FLIGHT_API_TOKEN: TOKEN,
+      REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:6379/0`,
+      SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@mail.example.com:587`,
+      EMAIL_FROM: "alerts@example.com",
+    };
+    const valid = run(["config"], { ...secrets, POLL_INTERVAL: "10s" });
+    // Invalid, as JSON, with the other kind of upstream credentials (one kind, not both).
+    const invalid = run(["config", "--json"], {
+      ...secrets,
+      FLIGHT_API_TOKEN: "",
+      FLIGHT_API_APP_ID: "my-app",
+      FLIGHT_API_APP_KEY: APP_KEY,
+      POLL_INTERVAL: "soon",
+    });
+
+    const v = await valid;
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/^POLL_INTERVAL +10s +\(env\)$/m);
+    expect(v.stdout).toMatch(/^FLIGHT_API_TOKEN +\*{8} +\(env\)$/m);
+    expect(v.stdout).toMatch(/^REDIS_URL +redis:\/\/:\*\*\*@127\.0\.0\.1:6379\/0 +\(env\)$/m);
+    expect(v.stdout).toMatch(/^SMTP_URL +smtp:\/\/mailer:\*\*\*@mail\.example\.com:587 +\(env\)$/m);
+    expect(v.stdout).toMatch(/^SHUTDOWN_TIMEOUT +10s$/m);
+    expect(v.stdout).toContain("configuration is valid");
+
+    const i = await invalid;
+    expect(i.code).toBe(2);
+    const parsed = JSON.parse(i.stdout) as {
+      variables: Array<{ name: string; value: string; source: string }>;
+      problems: string[];
+    };
+    expect(parsed.problems).toEqual([expect.stringMatching(/^POLL_INTERVAL: .*"soon"/)]);
+    expect(parsed.variables.find((x) => x.name === "FLIGHT_API_APP_KEY")).toMatchObject({
+      value: "********",
+      source: "env",
+    });
+    expect(parsed.variables.find((x) => x.name === "FLIGHT_API_APP_ID")?.value).toBe("my-app");
+
+    for (const out of [v, i]) {
+      const text = out.stdout + out.stderr;
+      for (const secret of [TOKEN, APP_KEY, REDIS_PASSWORD, SMTP_PASSWORD]) {
+        expect(text).not.toContain(secret);
+      }
+    }
+  }, 60_000);
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
