@@ -8,6 +8,7 @@ import { registerApiCommand } from "./api-command.js";
 import { registerDeliveriesCommand } from "./deliveries-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerRulesCommand } from "./rules-command.js";
+import { registerRunCommands } from "./run-command.js";
 import { registerSimulateCommand } from "./simulate-command.js";
 import { VERSION } from "./version.js";
 import { registerWatchCommand } from "./watch-command.js";
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
     .exitOverride(usageExit);
   registerApiCommand(program);
   registerSimulateCommand(program);
+  registerRunCommands(program);
   registerWatchCommand(program);
   registerRulesCommand(program);
   registerDeliveriesCommand(program);

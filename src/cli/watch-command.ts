@@ -274,24 +274,28 @@ export async function runWatchCommand(
 }
 
 /** Loads the rules (failing on any problem) and reloads them on change, keeping the last good set. */
-async function startRuleWatcher(
+export async function startRuleWatcher(
   dir: string,
   env: Record<string, string | undefined>,
   zone: string,
+  say: { info: (line: string) => void; problem: (line: string) => void } = {
+    info: (line) => process.stderr.write(`flightwatch: ${line}\n`),
+    problem: (line) => process.stderr.write(`${line}\n`),
+  },
 ): Promise<RuleWatcher<RuleSet>> {
   return RuleWatcher.start({
     dir,
     load: (d) => loadRuleDir(d, { env, zone }),
     build: (list) => new RuleSet(list, { zone }),
     onReload: ({ rules, files }) => {
-      process.stderr.write(
-        `flightwatch: ${rules} rule${rules === 1 ? "" : "s"} live from ${files.length} file${files.length === 1 ? "" : "s"} in ${dir}\n`,
+      say.info(
+        `${rules} rule${rules === 1 ? "" : "s"} live from ${files.length} file${files.length === 1 ? "" : "s"} in ${dir}`,
       );
     },
     onProblems: (problems) => {
-      for (const problem of problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
-      process.stderr.write(
-        `flightwatch: rule files in ${dir}/ not reloaded (${problems.length} problem${problems.length === 1 ? "" : "s"}); the last good set stays live\n`,
+      for (const problem of problems) say.problem(formatRuleProblem(problem));
+      say.problem(
+        `flightwatch: rule files in ${dir}/ not reloaded (${problems.length} problem${problems.length === 1 ? "" : "s"}); the last good set stays live`,
       );
     },
   });

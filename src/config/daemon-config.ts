@@ -12,6 +12,7 @@ import {
 } from "../detect/detect-config.js";
 import type { DetectorSettings } from "../detect/detector.js";
 import { ConfigError, ConfigProblems } from "../errors.js";
+import { type LogLevel, parseLogLevel } from "../log/logger.js";
 import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { type ConfigFileValues, readConfigFile } from "./config-file.js";
@@ -19,10 +20,6 @@ import { type ConfigFileValues, readConfigFile } from "./config-file.js";
 /** What a daemon process runs: polling and matching, delivery, or both. */
 export type Role = "poller" | "worker" | "all";
 export const ROLES: readonly Role[] = ["poller", "worker", "all"];
-
-/** Log levels pino knows, most severe first. */
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Environment variables as read. */
 export type ConfigEnv = Readonly<Record<string, string | undefined>>;
@@ -110,7 +107,7 @@ export function readDaemonConfig(rawEnv: ConfigEnv, options: ReadConfigOptions =
   const detector = problems.take(() => detectorSettingsFromEnv(env));
   const email = problems.take(() => readEmailSettings(env));
   const http = problems.take(() => readHttp(env));
-  const level = problems.take(() => readLogLevel(env.LOG_LEVEL));
+  const level = problems.take(() => parseLogLevel(env.LOG_LEVEL));
   const format = problems.take(() => readLogFormat(env.LOG_FORMAT));
   const shutdownTimeoutMs = problems.take(() => duration(env, "SHUTDOWN_TIMEOUT", 1000));
   const stallTimeoutMs = problems.take(() => duration(env, "DELIVERY_STALL_TIMEOUT", 1000));
@@ -144,14 +141,6 @@ export function readRole(value: string | undefined): Role {
   if (value === undefined) return "all";
   if ((ROLES as readonly string[]).includes(value)) return value as Role;
   throw new ConfigError("--role", `expected poller, worker or all, got "${value}"`);
-}
-
-/** `LOG_LEVEL`: one of pino's levels. */
-export function readLogLevel(value: string | undefined, variable = "LOG_LEVEL"): LogLevel {
-  const text = set(value)?.toLowerCase();
-  if (text === undefined) return "info";
-  if ((LOG_LEVELS as readonly string[]).includes(text)) return text as LogLevel;
-  throw new ConfigError(variable, `expected one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
 }
 
 function readLogFormat(value: string | undefined): "json" | "text" | undefined {

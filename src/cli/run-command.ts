@@ -1,0 +1,402 @@
+/**
+ * `flightwatch run`, `flightwatch demo` and `flightwatch config`: the daemon. `run`
+ * builds the configuration (every problem at once, exit 2), the logger and the
+ * senders, starts the daemon of its role and stops it gracefully on SIGTERM/SIGINT.
+ * `demo` is `run` against the built-in simulator with a fast clock and a live view.
+ */
+import { randomUUID } from "node:crypto";
+import type { Command } from "commander";
+import type { FlightApiClientOptions } from "../api/client-options.js";
+import { CONFIG_VARIABLES } from "../config/config-variables.js";
+import { type DaemonConfig, effectiveEnv, readDaemonConfig } from "../config/daemon-config.js";
+import { type Daemon, startDaemon } from "../daemon/daemon.js";
+import { findRedisServer, type PrivateRedis, startPrivateRedis } from "../daemon/private-redis.js";
+import { buildSenders } from "../deliver/senders.js";
+import { DemoState } from "../demo/demo-state.js";
+import { LiveView } from "../demo/live-view.js";
+import { ConfigProblemsError, ErrorCode, FlightwatchError } from "../errors.js";
+import { createLogger, type Logger } from "../log/logger.js";
+import { maskUrl } from "../log/mask-url.js";
+import type { RuleSet } from "../rules/rule-matcher.js";
+import type { RuleWatcher } from "../rules/rule-watcher.js";
+import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
+import { connectRedis } from "../store/redis-connection.js";
+import { redisKeys } from "../store/redis-keys.js";
+import { EXIT } from "./exit-codes.js";
+import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
+import { ENV_FILE_HELP, loadEnvFile } from "./rules-command.js";
+import { SIMULATOR_PREFIX, startRuleWatcher } from "./watch-command.js";
+
+/** Flags of `run` (and `demo`) as commander hands them over. */
+export interface RunFlags {
+  role?: string;
+  config?: string;
+  envFile?: string;
+  simulator?: boolean;
+  speed?: string;
+  seed?: string;
+  rules?: string;
+  console?: boolean;
+  dashboard?: boolean;
+  consumer?: string;
+  /** `demo --plain`: log lines instead of the live view. */
+  plain?: boolean;
+}
+
+const RUN_EXAMPLES = `
+Examples:
+  $ npm start
+      the zero-configuration demo: the built-in simulator, the example rules, notifications on the console
+  $ FLIGHT_API_BASE_URL=https://api.example/public-flights/v4 FLIGHT_API_TOKEN=… REDIS_URL=redis://redis:6379 flightwatch run
+      the daemon against the live service: health on :8080/healthz, metrics on :8080/metrics
+  $ flightwatch run --role worker
+      one more delivery worker for a deployment that shares this Redis (and FLIGHTWATCH_PREFIX)
+  $ flightwatch run --config /etc/flightwatch.yaml
+      the same variables from a YAML file (the environment wins over it)
+
+\`flightwatch config\` shows the effective configuration (secrets masked) and every problem in it.
+See docs/operations.md.`;
+
+/** Adds `run`, `demo` and `config`. */
+export function registerRunCommands(program: Command): void {
+  program
+    .command("run")
+    .description("run the daemon: poll, detect, match rules and deliver, until SIGTERM")
+    .option(
+      "--role <role>",
+      "poller (poll, detect, match, enqueue), worker (deliver) or all",
+      "all",
+    )
+    .option("--config <file>", "read variables from this YAML file (default FLIGHTWATCH_CONFIG)")
+    .option("--env-file <file>", ENV_FILE_HELP)
+    .option(
+      "--simulator",
+      "poll the built-in simulator, started in this process (no account needed)",
+    )
+    .option(
+      "--speed <x>",
+      "simulator clock speed, simulated seconds per second (with --simulator)",
+      "1",
+    )
+    .option("--seed <n>", "simulator data seed (with --simulator)", "1")
+    .option("--rules <dir>", "rule files (overrides FLIGHTWATCH_RULES; default ./rules)")
+    .option(
+      "--console",
+      "print every notification on the console instead of sending it (a dry run)",
+    )
+    .option("--dashboard", "serve the queue dashboard (Bull Board) at /queues on HTTP_PORT")
+    .option("--consumer <name>", "consumer name, stable across restarts (default: host name)")
+    .addHelpText("after", RUN_EXAMPLES)
+    .action(async (flags: RunFlags) => {
+      loadEnvFile(flags.envFile);
+      process.exitCode = await runDaemon(flags, process.env);
+    });
+  program
+    .command("demo")
+    .description(
+      "the daemon against the built-in simulator at 120× speed, with a live view in the terminal",
+    )
+    .option("--speed <x>", "simulated seconds per second", "120")
+    .option("--seed <n>", "simulator data seed", "1")
+    .option("--rules <dir>", "rule files (default ./rules, with rules/demo.env's values)")
+    .option("--plain", "log lines instead of the live view (also when the output is no terminal)")
+    .option("--env-file <file>", `${ENV_FILE_HELP} (default rules/demo.env with the example rules)`)
+    .action(async (flags: RunFlags) => {
+      loadEnvFile(flags.envFile ?? (flags.rules === undefined ? "rules/demo.env" : undefined));
+      process.exitCode = await runDaemon(
+        { ...flags, simulator: true, console: true, demo: !flags.plain },
+        process.env,
+      );
+    });
+  program
+    .command("config")
+    .description(
+      "print the effective configuration (secrets masked) and check it; exit 2 on any problem",
+    )
+    .option("--role <role>", "check as for this role", "all")
+    .option("--config <file>", "read variables from this YAML file (default FLIGHTWATCH_CONFIG)")
+    .option("--env-file <file>", ENV_FILE_HELP)
+    .option("--simulator", "check as for --simulator (no upstream variables needed)")
+    .option("--json", "print JSON")
+    .action((flags: RunFlags & { json?: boolean }) => {
+      loadEnvFile(flags.envFile);
+      process.exitCode = printConfig(flags, process.env);
+    });
+}
+
+/** Runs the daemon until a signal; resolves to the exit code. */
+export async function runDaemon(
+  flags: RunFlags & { demo?: boolean },
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  const defaults: Record<string, string> = flags.simulator
+    ? { POLL_INTERVAL: "2s", HTTP_PORT: "off" }
+    : {};
+  const overrides: Record<string, string> = {
+    ...(flags.rules !== undefined ? { FLIGHTWATCH_RULES: flags.rules } : {}),
+    ...(flags.dashboard ? { DASHBOARD: "true" } : {}),
+  };
+  const merged = { ...env, ...overrides };
+  const config = readDaemonConfig(merged, {
+    ...(flags.role !== undefined ? { role: flags.role } : {}),
+    simulator: Boolean(flags.simulator),
+    defaults,
+    ...(flags.config !== undefined ? { configFile: flags.config } : {}),
+  });
+  const vars = effectiveEnv(merged, {
+    defaults,
+    ...(flags.config ? { configFile: flags.config } : {}),
+  }).env;
+  const speed = flags.simulator
+    ? number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0")
+    : 1;
+  const seed = integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX);
+  const live = flags.demo === true && process.stdout.isTTY === true;
+  const demoState = live ? new DemoState({ speed }) : undefined;
+  const log = createLogger({
+    level: live ? "silent" : config.log.level,
+    format: config.log.format ?? (process.stdout.isTTY ? "text" : "json"),
+    base: { role: config.role },
+    secrets: secretsOf(config, vars),
+  });
+
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let daemon: Daemon | undefined;
+  let view: LiveView | undefined;
+  try {
+    const redis = await redisFor(config, Boolean(flags.simulator), log);
+    if (redis.private) cleanups.push(() => redis.private?.stop());
+    config.redis.url = redis.url;
+    // The embedded simulator is a new airport at every start: keep its data apart from
+    // a real installation's and start from a clean slate.
+    const fresh = Boolean(flags.simulator) && vars.FLIGHTWATCH_PREFIX === undefined;
+    if (fresh) config.redis.prefix = SIMULATOR_PREFIX;
+
+    let client: FlightApiClientOptions;
+    let now: (() => number) | undefined;
+    let sim: RunningSimulator | undefined;
+    if (flags.simulator) {
+      const token = randomUUID();
+      sim = await startSimulator({ seed, speed, zone: config.zone, tokens: [token] });
+      cleanups.push(() => sim?.close());
+      client = { baseUrl: sim.baseUrl, token, airportTimezone: config.zone };
+      const clock = sim.simulator.clock;
+      now = () => clock.now();
+      log.info(
+        { url: sim.baseUrl, speed, seed },
+        `built-in simulator at ${sim.baseUrl} (×${speed})`,
+      );
+    } else {
+      client = config.client ?? { baseUrl: "", airportTimezone: config.zone };
+    }
+
+    const rules: RuleWatcher<RuleSet> = await startRuleWatcher(config.rulesDir, vars, config.zone, {
+      info: (line) => log.info({ rulesDir: config.rulesDir }, line),
+      problem: (line) => log.error({ rulesDir: config.rulesDir }, line),
+    });
+    cleanups.push(() => rules.close());
+    const reload = () =>
+      void rules.reload().catch((err: unknown) => log.error({ err }, "rules not reloaded"));
+    process.on("SIGHUP", reload);
+    cleanups.push(() => void process.off("SIGHUP", reload));
+
+    const consoleWrite = demoState
+      ? () => undefined
+      : (text: string) => void process.stdout.write(text);
+    daemon = await startDaemon({
+      config,
+      client,
+      rules: () => rules.current,
+      senders: (plain) =>
+        buildSenders({
+          env: vars,
+          redis: plain,
+          keys: redisKeys(config.redis.prefix),
+          console: { write: consoleWrite, json: !process.stdout.isTTY },
+          consoleOnly: Boolean(flags.console),
+        }),
+      log,
+      ...(now ? { now, clockRate: speed } : {}),
+      fresh,
+      ...(flags.consumer !== undefined ? { consumer: flags.consumer } : {}),
+      ...(demoState && now
+        ? {
+            onPoll: (report) => demoState.poll(report, (now as () => number)()),
+            onDecided: (alerts) => {
+              for (const alert of alerts) demoState.alert(alert, (now as () => number)());
+            },
+            onRecord: (record) => demoState.delivery(record, (now as () => number)()),
+          }
+        : {}),
+    });
+    log.info(
+      {
+        prefix: config.redis.prefix,
+        redis: maskUrl(config.redis.url),
+        upstream: client.baseUrl,
+        ...(daemon.url ? { http: daemon.url } : {}),
+      },
+      `flightwatch ${config.role === "all" ? "" : `${config.role} `}running${daemon.url ? `; health and metrics at ${daemon.url}` : ""}`,
+    );
+    if (demoState && now) {
+      view = new LiveView({
+        output: process.stdout,
+        state: demoState,
+        zone: config.zone,
+        speed,
+        now,
+      });
+      view.start();
+    }
+    const signal = await Promise.race([stopSignal(), daemon.done.then(() => "ended")]);
+    view?.close();
+    log.info(
+      { signal },
+      `stopping (${signal}): finishing in-flight work, up to ${config.shutdownTimeoutMs / 1000} s`,
+    );
+    // A second signal while draining means "now".
+    const impatient = () => {
+      log.warn("second signal: exiting without waiting");
+      process.exit(EXIT.failure);
+    };
+    process.once("SIGINT", impatient);
+    process.once("SIGTERM", impatient);
+    const { clean } = await daemon.stop();
+    log.info({ clean }, clean ? "stopped" : "stopped; unfinished work was handed back");
+    return EXIT.ok;
+  } catch (err) {
+    view?.close();
+    await daemon?.stop().catch(() => undefined);
+    throw err;
+  } finally {
+    for (const cleanup of cleanups.reverse())
+      await Promise.resolve(cleanup()).catch(() => undefined);
+  }
+}
+
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+}
+
+/**
+ * The Redis to use. For the simulator demo without REDIS_URL, when nothing answers at
+ * the default address, a private `redis-server` is started if one is on PATH; otherwise
+ * the error says how to get one.
+ */
+async function redisFor(
+  config: DaemonConfig,
+  simulator: boolean,
+  log: Logger,
+): Promise<{ url: string; private?: PrivateRedis }> {
+  try {
+    const probe = await connectRedis(config.redis.url, { timeoutMs: 1500 });
+    probe.disconnect();
+    return { url: config.redis.url };
+  } catch (err) {
+    if (config.redisGiven || !simulator) throw err;
+    const binary = findRedisServer();
+    if (binary === undefined) {
+      throw new FlightwatchError(
+        ErrorCode.REDIS_UNAVAILABLE,
+        `no Redis answers at ${config.redis.url}, and no redis-server is on PATH to start one.\n` +
+          "  Get one with any of:\n" +
+          "    docker run -d --name flightwatch-redis -p 6379:6379 redis:7\n" +
+          "    sudo apt-get install redis-server   (Debian/Ubuntu; it starts on 127.0.0.1:6379)\n" +
+          "    brew install redis && brew services start redis   (macOS)\n" +
+          "  or set REDIS_URL to yours, then run this again.",
+        { cause: err },
+      );
+    }
+    log.info(
+      { binary },
+      `no Redis at ${config.redis.url}; starting a private one for the demo (kept in memory)`,
+    );
+    const started = await startPrivateRedis(binary);
+    return { url: started.url, private: started };
+  }
+}
+
+/** The credentials this process holds, so the logger masks them wherever they appear. */
+function secretsOf(config: DaemonConfig, vars: Record<string, string>): string[] {
+  const secrets: string[] = [];
+  if (config.client?.token) secrets.push(config.client.token);
+  if (config.client?.appKey) secrets.push(config.client.appKey);
+  if (config.email?.auth?.pass) secrets.push(config.email.auth.pass);
+  const redisPassword = passwordOf(config.redis.url);
+  if (redisPassword) secrets.push(redisPassword);
+  // Variables the rule files use for webhook secrets and URLs.
+  for (const [name, value] of Object.entries(vars)) {
+    if (/SECRET|TOKEN|PASSWORD|_KEY$|WEBHOOK_URL/.test(name)) secrets.push(value);
+  }
+  return secrets;
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `flightwatch config`: the table, then the verdict. */
+function printConfig(
+  flags: RunFlags & { json?: boolean },
+  env: Record<string, string | undefined>,
+): number {
+  const options = {
+    ...(flags.role !== undefined ? { role: flags.role } : {}),
+    simulator: Boolean(flags.simulator),
+    ...(flags.config !== undefined ? { configFile: flags.config } : {}),
+  };
+  const { env: vars, sources, file } = effectiveEnv(env, options);
+  const rows = CONFIG_VARIABLES.map((variable) => {
+    const value = vars[variable.name];
+    const shown =
+      value === undefined
+        ? (variable.default ?? "")
+        : variable.exposure === "secret"
+          ? "********"
+          : variable.exposure === "url"
+            ? maskUrl(value)
+            : value;
+    return {
+      name: variable.name,
+      value: shown,
+      source: value === undefined ? "default" : (sources[variable.name] ?? "env"),
+      meaning: variable.meaning,
+    };
+  });
+  let problems: string[] = [];
+  try {
+    readDaemonConfig(env, options);
+  } catch (err) {
+    if (err instanceof ConfigProblemsError) problems = err.problems.map((p) => p.message);
+    else if (err instanceof FlightwatchError && err.code === ErrorCode.CONFIG_INVALID)
+      problems = [err.message];
+    else throw err;
+  }
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify({ ...(file ? { file } : {}), variables: rows, problems }, null, 2)}\n`,
+    );
+  } else {
+    const width = Math.max(...rows.map((r) => r.name.length));
+    if (file) process.stdout.write(`config file: ${file}\n`);
+    for (const row of rows) {
+      const value = row.value === "" ? "(unset)" : row.value;
+      process.stdout.write(
+        `${row.name.padEnd(width)}  ${value}${row.source === "default" ? "" : `  (${row.source})`}\n`,
+      );
+    }
+    process.stdout.write(
+      problems.length === 0
+        ? "\nconfiguration is valid\n"
+        : `\n${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => `  ${p}`).join("\n")}\n`,
+    );
+  }
+  return problems.length === 0 ? EXIT.ok : EXIT.usage;
+}

@@ -1,0 +1,84 @@
+/**
+ * A throw-away Redis for the zero-configuration demo: when nothing answers at the
+ * default address and a `redis-server` binary is on PATH, `npm start` runs its own on a
+ * free loopback port, keeping nothing on disk, and stops it on exit.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { connectRedis } from "../store/redis-connection.js";
+
+/** A Redis this process started. */
+export interface PrivateRedis {
+  url: string;
+  stop(): void;
+}
+
+/** The `redis-server` binary on PATH, if any. */
+export function findRedisServer(path = process.env.PATH ?? ""): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, "redis-server");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Starts `binary` on a free loopback port and waits until it answers (up to 5 s). */
+export async function startPrivateRedis(binary: string): Promise<PrivateRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "flightwatch-redis-"));
+  const child: ChildProcess = spawn(
+    binary,
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      dir,
+    ],
+    { stdio: "ignore" },
+  );
+  const stop = () => {
+    child.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", stop);
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; i < 50; i++) {
+    try {
+      const redis = await connectRedis(url, { timeoutMs: 500 });
+      redis.disconnect();
+      return { url, stop };
+    } catch {
+      if (child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  stop();
+  throw new Error(`${binary} did not start on port ${port}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
