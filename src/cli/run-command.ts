@@ -263,6 +263,11 @@ export async function runDaemon(
     process.once("SIGTERM", impatient);
     const { clean } = await daemon.stop();
     log.info({ clean }, clean ? "stopped" : "stopped; unfinished work was handed back");
+    if (!clean) {
+      // Sends still in flight hold connections open; their jobs go back to the queue
+      // when their locks expire (DELIVERY_STALL_TIMEOUT), so leaving now loses nothing.
+      setTimeout(() => process.exit(EXIT.ok), 100).unref();
+    }
     return EXIT.ok;
   } catch (err) {
     view?.close();
