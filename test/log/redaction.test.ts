@@ -226,6 +226,15 @@ describe("fields named like credentials", () => {
   });
 });
 
+describe("printf arguments", () => {
+  it.each(["%j", "%o", "%O"])("get the field-name rules too (%s)", (placeholder) => {
+    const { logger, output } = captureLog();
+    logger.info(`state ${placeholder}`, { session: { cookie: S, privateKey: S, user: "ops" } });
+    expect(output()).not.toContain(S);
+    expect(output()).toContain("ops");
+  });
+});
+
 describe("secrets given by value", () => {
   it("are masked wherever they appear, percent-encoded too, even without a recognisable shape", () => {
     const secret = "shapeless/secret+value";
