@@ -42,15 +42,19 @@ describe("JSON format", () => {
     expect(lines()[0]).toMatch(/^\{"level":"info","time":"/);
   });
 
-  it("adds base fields to the defaults, and can replace them", () => {
-    const { logger, entries } = captureLog({ base: { version: "1.2.3", hostname: "box-1" } });
+  it("adds base fields to the defaults, and can replace them; they are masked too", () => {
+    const { logger, entries, output } = captureLog({
+      base: { version: "1.2.3", hostname: "box-1", redis: "redis://:base-secret-1@cache:6379" },
+    });
     logger.info("x");
     expect(entries()[0]).toMatchObject({
       service: "flightwatch",
       version: "1.2.3",
       hostname: "box-1",
       pid: process.pid,
+      redis: "redis://:***@cache:6379",
     });
+    expect(output()).not.toContain("base-secret-1");
   });
 
   it("child loggers carry their bindings, grandchildren their parents' too", () => {
