@@ -63,36 +63,54 @@ export interface ReplayedStage {
 /** RUN commands the replay reproduces faithfully: installs from the lock file and npm scripts. */
 const REPLAYABLE_RUN = /^npm (?:ci|run [\w:-]+)(?: --?[\w-]+(?:=\S+)?)*$/;
 
-/** Replays every stage in order; throws naming the Dockerfile line on the first failure. */
+/**
+ * Replays the stages as BuildKit builds them: concurrently, a `COPY --from` waiting
+ * for the stage it copies from. Throws naming the Dockerfile line of the first stage
+ * (in file order) that failed, once every stage has ended.
+ */
 export async function replayImage(options: ReplayOptions): Promise<ReplayedStage[]> {
-  const stages: ReplayedStage[] = [];
   mkdirSync(options.workDir, { recursive: true });
   // The container's process runs as another user and must be able to reach its files.
   chmodSync(options.workDir, 0o755);
+  const stages: ReplayedStage[] = options.dockerfile.stages.map((stage, index) => ({
+    base: stage.base,
+    ...(stage.name ? { name: stage.name } : {}),
+    root: join(options.workDir, `stage-${index}${stage.name ? `-${stage.name}` : ""}`),
+    workdir: "/",
+    env: {},
+    exposed: [],
+    runs: [],
+  }));
+  const done: Promise<void>[] = [];
   for (const [index, stage] of options.dockerfile.stages.entries()) {
-    const replayed: ReplayedStage = {
-      base: stage.base,
-      ...(stage.name ? { name: stage.name } : {}),
-      root: join(options.workDir, `stage-${index}${stage.name ? `-${stage.name}` : ""}`),
-      workdir: "/",
-      env: {},
-      exposed: [],
-      runs: [],
-    };
-    mkdirSync(replayed.root, { recursive: true });
-    for (const instruction of stage.instructions) {
-      options.log?.(`line ${instruction.line}: ${instruction.keyword} ${instruction.args}`);
-      await apply(instruction, replayed, stages, options);
-    }
-    stages.push(replayed);
+    const replayed = stages[index]!;
+    const earlier = { stages: stages.slice(0, index), done: done.slice(0, index) };
+    done.push(
+      (async () => {
+        mkdirSync(replayed.root, { recursive: true });
+        for (const instruction of stage.instructions) {
+          options.log?.(`line ${instruction.line}: ${instruction.keyword} ${instruction.args}`);
+          await apply(instruction, replayed, earlier, options);
+        }
+      })(),
+    );
   }
+  const outcomes = await Promise.allSettled(done);
+  const failed = outcomes.find((o) => o.status === "rejected");
+  if (failed) throw failed.reason;
   return stages;
+}
+
+/** The stages before the one being replayed, and promises of their completion. */
+interface EarlierStages {
+  stages: readonly ReplayedStage[];
+  done: readonly Promise<void>[];
 }
 
 async function apply(
   instruction: Instruction,
   stage: ReplayedStage,
-  earlier: readonly ReplayedStage[],
+  earlier: EarlierStages,
   options: ReplayOptions,
 ): Promise<void> {
   const { keyword, args } = instruction;
@@ -105,7 +123,7 @@ async function apply(
       for (const [name, value] of envPairs(instruction)) stage.env[name] = expand(value, stage.env);
       return;
     case "COPY":
-      copy(instruction, stage, earlier, options);
+      await copy(instruction, stage, earlier, options);
       return;
     case "RUN":
       await run(instruction, stage, options);
@@ -147,12 +165,12 @@ export function hostPath(stage: ReplayedStage, imagePath: string): string {
   return join(stage.root, posix.resolve(stage.workdir, imagePath));
 }
 
-function copy(
+async function copy(
   instruction: Instruction,
   stage: ReplayedStage,
-  earlier: readonly ReplayedStage[],
+  earlier: EarlierStages,
   options: ReplayOptions,
-): void {
+): Promise<void> {
   const where = `Dockerfile line ${instruction.line}`;
   const form = commandForm(instruction.args);
   const words = "exec" in form ? form.exec : shellWords(form.shell);
@@ -166,8 +184,10 @@ function copy(
   }
   const from = instruction.flags.from?.at(-1);
   if (from !== undefined) {
-    const source = earlier.find((s) => s.name === from) ?? earlier[Number(from)];
+    const index = earlier.stages.findIndex((s, i) => s.name === from || String(i) === from);
+    const source = earlier.stages[index];
     if (source === undefined) throw new Error(`${where}: no earlier stage named ${from}`);
+    await earlier.done[index];
     for (const path of sources) {
       const src = join(source.root, posix.resolve("/", path));
       if (!existsSync(src)) throw new Error(`${where}: ${path} does not exist in stage ${from}`);
