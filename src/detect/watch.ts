@@ -114,13 +114,14 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
     connections.push(redis);
     return redis;
   };
-  const client = new FlightApiClient(options.client);
+  // A process that does not poll (a delivery worker) has no upstream, maybe not even a URL.
+  const client = options.noPoll ? undefined : new FlightApiClient(options.client);
   let scheduler: PollScheduler | undefined;
   let delivery: DeliveryStage | undefined;
   const close = async () => {
     await delivery?.close().catch(() => undefined);
     for (const redis of connections) redis.disconnect();
-    await client.close();
+    await client?.close();
   };
   try {
     const consumerRedis = await connect();
@@ -215,7 +216,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         }),
       );
     }
-    if (!options.noPoll) {
+    if (client) {
       const detector = new Detector({
         client,
         store: new DetectionStore(await connect(), keys),
@@ -231,11 +232,15 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         ...(options.onError ? { onError: options.onError } : {}),
       });
     }
+    // A process with no consume loop (a delivery worker) is still done only when stopped.
+    let stopped: (() => void) | undefined;
+    if (loops.length === 0) loops.push(new Promise<void>((resolve) => (stopped = resolve)));
     const done = Promise.all(loops).then(() => undefined);
     return {
       done,
       async stop() {
         stopping = true;
+        stopped?.();
         await scheduler?.close();
         await done.catch(() => undefined);
         await close();
