@@ -63,13 +63,18 @@ export async function startRunRig(label: string, seed: number): Promise<RunRig> 
   const t = await testRedis(label);
   const rulesDir = await mkdtemp(join(tmpdir(), `fw-${label}-`));
   const procs = new Set<CliProcess>();
+  // Answers are looked up on the rig at each request, so a test can change them.
+  const receiver = await startWebhookReceiver({
+    secret: HOOK_SECRET,
+    respond: (delivery, n) => rig.respond(delivery, n),
+  });
   const rig: RunRig = {
     sim,
     token,
     t,
     keys: redisKeys(t.prefix),
     rulesDir,
-    receiver: undefined as unknown as WebhookReceiver,
+    receiver,
     respond: () => ({ status: 204 }),
     spawnRun(args = [], env = {}) {
       const proc = spawnCli(["run", ...args], { ...runEnv(rig), ...env });
@@ -84,16 +89,12 @@ export async function startRunRig(label: string, seed: number): Promise<RunRig> 
     },
     async close() {
       await rig.killAll();
-      await rig.receiver?.close();
+      await receiver.close();
       await sim.close();
       await t.cleanup();
       await rm(rulesDir, { recursive: true, force: true });
     },
   };
-  rig.receiver = await startWebhookReceiver({
-    secret: HOOK_SECRET,
-    respond: (delivery, n) => rig.respond(delivery, n),
-  });
   // The secret comes from a variable, as in the example rules, so the daemon knows it
   // is one and masks it by value too.
   await writeFile(
@@ -101,7 +102,7 @@ export async function startRunRig(label: string, seed: number): Promise<RunRig> 
     `rules:
   - id: ${GATE_RULE}
     changes: [gate]
-    channels: [{ type: webhook, url: "${rig.receiver.url}", secret: "\${HOOK_SECRET}" }]
+    channels: [{ type: webhook, url: "${receiver.url}", secret: "\${HOOK_SECRET}" }]
 `,
   );
   return rig;
