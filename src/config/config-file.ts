@@ -36,8 +36,7 @@ export function readConfigFile(file: string): ConfigFileValues {
     const pos = lines.linePos(offset ?? 0);
     return `${file}:${pos.line}`;
   };
-  for (const error of doc.errors)
-    problems.add(at(error.pos[0]), error.message.split("\n")[0] ?? "");
+  for (const error of doc.errors) problems.add(at(error.pos[0]), firstLine(error.message));
   problems.throwIfAny();
   const values: ConfigFileValues = {};
   if (doc.contents === null) return values;
@@ -68,4 +67,9 @@ export function readConfigFile(file: string): ConfigFileValues {
   }
   problems.throwIfAny();
   return values;
+}
+
+/** The parser's message without its code excerpt (and the colon that led into it). */
+function firstLine(message: string): string {
+  return (message.split("\n")[0] ?? "").replace(/(?: at line \d+, column \d+)?:?\s*$/, "");
 }

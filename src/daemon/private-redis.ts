@@ -71,7 +71,8 @@ export async function startPrivateRedis(binary: string): Promise<PrivateRedis> {
   throw new Error(`${binary} did not start on port ${port}`);
 }
 
-function freePort(): Promise<number> {
+/** A loopback port that was free a moment ago (nothing listens on it now). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

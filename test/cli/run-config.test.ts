@@ -6,10 +6,10 @@
  * how to get one. Each case is a child process; they run side by side.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../src/daemon/private-redis.js";
 import { type CliProcess, spawnCli } from "../support/cli-process.js";
 
 /** Variables that would make a valid start, minus Redis (a test adds its own). */
@@ -35,19 +35,6 @@ async function run(args: string[], env: Record<string, string>) {
   const code = await proc.exited;
   clearTimeout(timer);
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
-}
-
-/** A loopback port nothing listens on (it was free a moment ago). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe("flightwatch run / config: configuration", () => {
@@ -77,7 +64,7 @@ describe("flightwatch run / config: configuration", () => {
     });
     const typo = run(["run", "--config", join(dir, "typo.yaml")], {});
     const broken = run(["config", "--config", join(dir, "broken.yaml")], {});
-    const noRedis = closedPort().then((port) =>
+    const noRedis = freePort().then((port) =>
       run(["run"], { REDIS_URL: `redis://127.0.0.1:${port}`, FLIGHTWATCH_PREFIX: "fw-never-used" }),
     );
 
