@@ -180,14 +180,7 @@ describe("DemoState fed by a real detector", () => {
     expect(state.lastPoll).toMatchObject({ mode: "baseline", events: 0 });
     expect(state.lastPoll?.requests).toBeGreaterThan(0);
 
-    const flight = h.operating(1);
-    h.clock.advance(5_000);
-    h.sim.simulator.apply({
-      kind: "update",
-      target: { id: flight.id as string },
-      patch: { gate: "Z99" },
-    });
-    h.clock.advance(1_000);
+    const flight = h.moveGate("Z99");
     state.poll(await h.detector.poll(), h.clock.now());
 
     expect(state.totals.changesByKind).toEqual({ gate: 1 });

@@ -54,6 +54,11 @@ export interface DetectHarness {
   outbox(): Promise<ChangeEvent[]>;
   /** The operating record of a flight with at least `codeshares` codeshares. */
   operating(codeshares?: number): Flight;
+  /**
+   * Moves the gate of `operating(codeshares)` to `gate` 5 s from now on the airport
+   * clock, then lets 1 s more pass: the change the next incremental poll must find.
+   */
+  moveGate(gate: string, codeshares?: number): Flight;
   /** Operating records (one per physical flight) that pass `filter`, in store order. */
   operatingFlights(filter?: (flight: Flight) => boolean): Flight[];
   /**
@@ -146,6 +151,18 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
   };
   const detector = await makeDetector();
   const client = makeClient();
+  const operating = (codeshares = 0): Flight => {
+    const found = [...simulator.store.all()].find(
+      (f) =>
+        f.mainFlight === f.flightName &&
+        (f.codeshares?.codeshares?.length ?? 0) >= codeshares &&
+        f.scheduleDate === "2026-11-21" &&
+        f.flightDirection === "D" &&
+        typeof f.gate === "string",
+    );
+    if (!found) throw new Error(`no operating departure with ${codeshares} codeshares`);
+    return found;
+  };
   return {
     sim,
     clock,
@@ -158,17 +175,13 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
     outbox() {
       return readOutboxEvents(redis.redis, keys);
     },
-    operating(codeshares = 0) {
-      const found = [...simulator.store.all()].find(
-        (f) =>
-          f.mainFlight === f.flightName &&
-          (f.codeshares?.codeshares?.length ?? 0) >= codeshares &&
-          f.scheduleDate === "2026-11-21" &&
-          f.flightDirection === "D" &&
-          typeof f.gate === "string",
-      );
-      if (!found) throw new Error(`no operating departure with ${codeshares} codeshares`);
-      return found;
+    operating,
+    moveGate(gate, codeshares = 1) {
+      const flight = operating(codeshares);
+      clock.advance(5_000);
+      simulator.apply({ kind: "update", target: { id: flight.id as string }, patch: { gate } });
+      clock.advance(1_000);
+      return flight;
     },
     operatingFlights(filter = () => true) {
       return [...simulator.store.all()].filter(

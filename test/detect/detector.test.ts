@@ -14,14 +14,7 @@ describe("Detector against the simulator and a real Redis", () => {
     expect(baseline.flights).toBeGreaterThan(100);
     expect(await h.outbox()).toEqual([]);
 
-    const flight = h.operating(1);
-    h.clock.advance(5_000);
-    h.sim.simulator.apply({
-      kind: "update",
-      target: { id: flight.id as string },
-      patch: { gate: "Z99" },
-    });
-    h.clock.advance(1_000);
+    const flight = h.moveGate("Z99");
     const poll = await h.detector.poll();
     expect(poll).toMatchObject({ outcome: "committed", mode: "incremental" });
     expect(poll.events).toHaveLength(1);

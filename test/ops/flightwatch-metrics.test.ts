@@ -87,14 +87,7 @@ describe("FlightwatchMetrics: detection", () => {
 
     const baseline = await h.detector.poll();
     metrics.poll(baseline);
-    const flight = h.operating(1);
-    h.clock.advance(5_000);
-    h.sim.simulator.apply({
-      kind: "update",
-      target: { id: flight.id as string },
-      patch: { gate: "Z99" },
-    });
-    h.clock.advance(1_000);
+    h.moveGate("Z99");
     const incremental = await h.detector.poll();
     metrics.poll(incremental);
     expect(incremental.events.map((e) => e.kind)).toEqual(["gate"]);
