@@ -37,13 +37,13 @@ export const DEFAULT_RULES_DIR = "rules";
  * Adds the variables of an env file (`NAME=value` lines) to the process environment;
  * variables already set keep their values. For `${NAME}` in rule files.
  */
-export function loadEnvFile(file: string | undefined): void {
+export function loadVarsFile(file: string | undefined): void {
   if (file === undefined) return;
   try {
     process.loadEnvFile(file);
   } catch (err) {
     throw new ConfigError(
-      "--env-file",
+      "--vars-file",
       `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
     );
   }
@@ -54,17 +54,21 @@ export function rulesDir(arg: string | undefined, env: Record<string, string | u
   return arg ?? (env.FLIGHTWATCH_RULES?.trim() || DEFAULT_RULES_DIR);
 }
 
-/** Help of `--env-file`, shared by the commands that load rules. */
-export const ENV_FILE_HELP =
+/**
+ * Help of `--vars-file`, shared by the commands that load rules. (Not `--env-file`:
+ * Node 20 takes that for its own option even after the script name, nodejs/node#54232,
+ * and exits 9 when the file is missing before flightwatch runs at all.)
+ */
+export const VARS_FILE_HELP =
   "read the variables that rule files use from this file (NAME=value lines); variables already set win";
 
 const EXAMPLES = `
 Examples:
-  $ flightwatch rules check --env-file rules/demo.env
+  $ flightwatch rules check --vars-file rules/demo.env
       validate every .yaml/.yml/.json file in rules/ (or FLIGHTWATCH_RULES); exit 1 on any problem
       (the example rules take their \${…} values from rules/demo.env)
   $ flightwatch watch --simulator | head -1 > change.json
-  $ flightwatch rules test --env-file rules/demo.env --event change.json
+  $ flightwatch rules test --vars-file rules/demo.env --event change.json
       which rules does a real change match, and what would each channel receive?
   $ flightwatch rules test --before before.json --after after.json --now 2026-11-21T09:00
       the same for a flight record before and after (codeshare records may be given as a list)
@@ -73,7 +77,7 @@ Rule files reference environment variables as \${NAME}; set them before checking
 AIRPORT_TIMEZONE (default ${DEFAULT_AIRPORT_TIMEZONE}) places dates and --now. See docs/rules.md.`;
 
 interface TestFlags {
-  envFile?: string;
+  varsFile?: string;
   event?: string;
   before?: string;
   after?: string;
@@ -91,9 +95,9 @@ export function registerRulesCommand(program: Command): void {
     .command("check")
     .description("validate rule files; print every problem with file, line and column")
     .argument("[dir]", "rules directory (default: FLIGHTWATCH_RULES or ./rules)")
-    .option("--env-file <file>", ENV_FILE_HELP)
-    .action(async (dir: string | undefined, flags: { envFile?: string }) => {
-      loadEnvFile(flags.envFile);
+    .option("--vars-file <file>", VARS_FILE_HELP)
+    .action(async (dir: string | undefined, flags: { varsFile?: string }) => {
+      loadVarsFile(flags.varsFile);
       process.exitCode = await runRulesCheck(rulesDir(dir, process.env), process.env);
     });
   rules
@@ -113,9 +117,9 @@ export function registerRulesCommand(program: Command): void {
       "moment of matching, airport-local (2026-11-21T09:00) or ISO (default: now)",
     )
     .option("--json", "print the matches and alerts as JSON")
-    .option("--env-file <file>", ENV_FILE_HELP)
+    .option("--vars-file <file>", VARS_FILE_HELP)
     .action(async (dir: string | undefined, flags: TestFlags) => {
-      loadEnvFile(flags.envFile);
+      loadVarsFile(flags.varsFile);
       process.exitCode = await runRulesTest(rulesDir(dir, process.env), flags, process.env);
     });
 }

@@ -24,7 +24,7 @@ import { redisKeys } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
 import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-import { ENV_FILE_HELP, loadEnvFile, rulesDir } from "./rules-command.js";
+import { loadVarsFile, rulesDir, VARS_FILE_HELP } from "./rules-command.js";
 
 /** Flags of `watch` as commander hands them over. */
 export interface WatchFlags {
@@ -39,7 +39,7 @@ export interface WatchFlags {
   consumer?: string;
   poll?: boolean;
   quiet?: boolean;
-  envFile?: string;
+  varsFile?: string;
   /** `--rules` alone is `true`: the default directory. */
   rules?: string | boolean;
   /** `--no-deliver` makes it false: print the alerts instead of delivering them. */
@@ -55,7 +55,7 @@ const EXAMPLES = `
 Examples:
   $ flightwatch watch --simulator
       watch the built-in simulator (no account needed); a change event per line
-  $ flightwatch watch --simulator --speed 10 --rules --env-file rules/demo.env --console
+  $ flightwatch watch --simulator --speed 10 --rules --vars-file rules/demo.env --console
       the example rules against the simulator, as a dry run: each notification and where it would go
   $ SMTP_URL=smtp://127.0.0.1:1025 EMAIL_FROM=alerts@example.com flightwatch watch --rules
       deliver for real (Slack, email, webhooks); \`flightwatch deliveries\` shows what happened
@@ -120,12 +120,12 @@ export function registerWatchCommand(program: Command): void {
       "--console",
       "with --rules: print every notification on the console instead of sending it to Slack, email or webhooks (a dry run)",
     )
-    .option("--env-file <file>", ENV_FILE_HELP)
+    .option("--vars-file <file>", VARS_FILE_HELP)
     .option("--no-poll", "only print events; polling is left to other processes")
     .option("--quiet", "no poll summaries on stderr")
     .addHelpText("after", EXAMPLES)
     .action(async (flags: WatchFlags) => {
-      loadEnvFile(flags.envFile);
+      loadVarsFile(flags.varsFile);
       await runWatchCommand(flags, process.env);
     });
 }
