@@ -5,6 +5,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { ConfigError, ConfigProblems } from "../errors.js";
+import { maskSecrets } from "../log/mask-secrets.js";
 import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { PAGE_MAX } from "./contract.js";
@@ -79,7 +80,7 @@ export function checkBaseUrl(value: string, setting: string): string {
   } catch {
     throw new ConfigError(
       setting,
-      `"${value}" is not a URL (expected e.g. http://127.0.0.1:8080/public/public-flights/v4)`,
+      `"${maskSecrets(value)}" is not a URL (expected e.g. http://127.0.0.1:8080/public/public-flights/v4)`,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -179,7 +180,7 @@ export function clientOptionsFromEnv(env: ClientEnv): FlightApiClientOptions {
     problems.add(
       "FLIGHT_API_BASE_URL",
       "is not set; point it at the API, e.g. https://api.schiphol.nl/public/public-flights/v4, " +
-        "or run `flightwatch simulate` and use the URL it prints",
+        "or use the built-in simulator (`flightwatch run --simulator`, or `flightwatch simulate` and the URL it prints)",
     );
   }
   const baseUrl =

@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { describeError, FlightwatchError } from "../errors.js";
+import { maskSecrets } from "../log/mask-secrets.js";
 import { registerApiCommand } from "./api-command.js";
 import { registerDeliveriesCommand } from "./deliveries-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
@@ -46,7 +47,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return err.exitCode;
     }
     if (err instanceof FlightwatchError) {
-      process.stderr.write(`flightwatch: ${describeError(err)}\n`);
+      // Masked as the logs are: a message may quote a value that holds a credential.
+      process.stderr.write(`flightwatch: ${maskSecrets(describeError(err))}\n`);
       return exitCodeOf(err);
     }
     throw err;

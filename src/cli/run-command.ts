@@ -8,7 +8,12 @@ import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import type { FlightApiClientOptions } from "../api/client-options.js";
 import { CONFIG_VARIABLES } from "../config/config-variables.js";
-import { type DaemonConfig, effectiveEnv, readDaemonConfig } from "../config/daemon-config.js";
+import {
+  type DaemonConfig,
+  effectiveEnv,
+  type ReadConfigOptions,
+  readDaemonConfig,
+} from "../config/daemon-config.js";
 import { type Daemon, startDaemon } from "../daemon/daemon.js";
 import { findRedisServer, type PrivateRedis, startPrivateRedis } from "../daemon/private-redis.js";
 import { buildSenders } from "../deliver/senders.js";
@@ -16,22 +21,23 @@ import { DemoState } from "../demo/demo-state.js";
 import { LiveView } from "../demo/live-view.js";
 import { ConfigProblemsError, ErrorCode, FlightwatchError } from "../errors.js";
 import { createLogger, type Logger } from "../log/logger.js";
+import { maskSecrets } from "../log/mask-secrets.js";
 import { maskUrl } from "../log/mask-url.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import type { RuleWatcher } from "../rules/rule-watcher.js";
 import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
-import { connectRedis } from "../store/redis-connection.js";
+import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import { EXIT } from "./exit-codes.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-import { ENV_FILE_HELP, loadEnvFile } from "./rules-command.js";
+import { loadVarsFile, VARS_FILE_HELP } from "./rules-command.js";
 import { SIMULATOR_PREFIX, startRuleWatcher } from "./watch-command.js";
 
 /** Flags of `run` (and `demo`) as commander hands them over. */
 export interface RunFlags {
   role?: string;
   config?: string;
-  envFile?: string;
+  varsFile?: string;
   simulator?: boolean;
   speed?: string;
   seed?: string;
@@ -68,7 +74,7 @@ export function registerRunCommands(program: Command): void {
       "all",
     )
     .option("--config <file>", "read variables from this YAML file (default FLIGHTWATCH_CONFIG)")
-    .option("--env-file <file>", ENV_FILE_HELP)
+    .option("--vars-file <file>", VARS_FILE_HELP)
     .option(
       "--simulator",
       "poll the built-in simulator, started in this process (no account needed)",
@@ -88,7 +94,7 @@ export function registerRunCommands(program: Command): void {
     .option("--consumer <name>", "consumer name, stable across restarts (default: host name)")
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (flags: RunFlags) => {
-      loadEnvFile(flags.envFile);
+      loadVarsFile(flags.varsFile);
       process.exitCode = await runDaemon(flags, process.env);
     });
   program
@@ -100,9 +106,12 @@ export function registerRunCommands(program: Command): void {
     .option("--seed <n>", "simulator data seed", "1")
     .option("--rules <dir>", "rule files (default ./rules, with rules/demo.env's values)")
     .option("--plain", "log lines instead of the live view (also when the output is no terminal)")
-    .option("--env-file <file>", `${ENV_FILE_HELP} (default rules/demo.env with the example rules)`)
+    .option(
+      "--vars-file <file>",
+      `${VARS_FILE_HELP} (default rules/demo.env with the example rules)`,
+    )
     .action(async (flags: RunFlags) => {
-      loadEnvFile(flags.envFile ?? (flags.rules === undefined ? "rules/demo.env" : undefined));
+      loadVarsFile(flags.varsFile ?? (flags.rules === undefined ? "rules/demo.env" : undefined));
       process.exitCode = await runDaemon(
         { ...flags, simulator: true, console: true, demo: !flags.plain },
         process.env,
@@ -115,20 +124,23 @@ export function registerRunCommands(program: Command): void {
     )
     .option("--role <role>", "check as for this role", "all")
     .option("--config <file>", "read variables from this YAML file (default FLIGHTWATCH_CONFIG)")
-    .option("--env-file <file>", ENV_FILE_HELP)
+    .option("--vars-file <file>", VARS_FILE_HELP)
     .option("--simulator", "check as for --simulator (no upstream variables needed)")
+    .option("--rules <dir>", "as for run --rules (overrides FLIGHTWATCH_RULES)")
+    .option("--dashboard", "as for run --dashboard")
     .option("--json", "print JSON")
     .action((flags: RunFlags & { json?: boolean }) => {
-      loadEnvFile(flags.envFile);
+      loadVarsFile(flags.varsFile);
       process.exitCode = printConfig(flags, process.env);
     });
 }
 
-/** Runs the daemon until a signal; resolves to the exit code. */
-export async function runDaemon(
-  flags: RunFlags & { demo?: boolean },
+/** How `run` (and `config`, to show the same) reads the configuration for these flags. */
+function configSources(
+  flags: RunFlags,
   env: Record<string, string | undefined>,
-): Promise<number> {
+): { env: Record<string, string | undefined>; options: ReadConfigOptions } {
+  // With the embedded simulator: faster polls, and no HTTP port unless asked for.
   const defaults: Record<string, string> = flags.simulator
     ? { POLL_INTERVAL: "2s", HTTP_PORT: "off" }
     : {};
@@ -136,17 +148,42 @@ export async function runDaemon(
     ...(flags.rules !== undefined ? { FLIGHTWATCH_RULES: flags.rules } : {}),
     ...(flags.dashboard ? { DASHBOARD: "true" } : {}),
   };
-  const merged = { ...env, ...overrides };
-  const config = readDaemonConfig(merged, {
-    ...(flags.role !== undefined ? { role: flags.role } : {}),
-    simulator: Boolean(flags.simulator),
-    defaults,
-    ...(flags.config !== undefined ? { configFile: flags.config } : {}),
+  return {
+    env: { ...env, ...overrides },
+    options: {
+      ...(flags.role !== undefined ? { role: flags.role } : {}),
+      simulator: Boolean(flags.simulator),
+      defaults,
+      ...(flags.config !== undefined ? { configFile: flags.config } : {}),
+    },
+  };
+}
+
+/** Thrown inside the start-up when a stop signal arrived meanwhile. */
+class StopDuringStart extends Error {}
+
+/** Runs the daemon until a signal; resolves to the exit code. */
+export async function runDaemon(
+  flags: RunFlags & { demo?: boolean },
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  // Listen first: a SIGTERM during start-up (or to node as PID 1, which ignores
+  // signals without handlers) must stop the process cleanly, not be lost.
+  let signalled: string | undefined;
+  const stopSignal = new Promise<string>((resolve) => {
+    const on = (name: string) => () => {
+      signalled = name;
+      resolve(name);
+    };
+    process.once("SIGINT", on("SIGINT"));
+    process.once("SIGTERM", on("SIGTERM"));
   });
-  const vars = effectiveEnv(merged, {
-    defaults,
-    ...(flags.config ? { configFile: flags.config } : {}),
-  }).env;
+  const checkpoint = () => {
+    if (signalled !== undefined) throw new StopDuringStart(signalled);
+  };
+  const sources = configSources(flags, env);
+  const config = readDaemonConfig(sources.env, sources.options);
+  const vars = effectiveEnv(sources.env, sources.options).env;
   const speed = flags.simulator
     ? number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0")
     : 1;
@@ -167,23 +204,34 @@ export async function runDaemon(
     const redis = await redisFor(config, Boolean(flags.simulator), log);
     if (redis.private) cleanups.push(() => redis.private?.stop());
     config.redis.url = redis.url;
-    // The embedded simulator is a new airport at every start: keep its data apart from
-    // a real installation's and start from a clean slate.
-    const fresh = Boolean(flags.simulator) && vars.FLIGHTWATCH_PREFIX === undefined;
-    if (fresh) config.redis.prefix = SIMULATOR_PREFIX;
+    checkpoint();
+    // The embedded simulator is a new airport at every start: its data goes under a
+    // prefix of this process's own, removed at the end, so two demos never mix.
+    const privatePrefix = Boolean(flags.simulator) && vars.FLIGHTWATCH_PREFIX === undefined;
+    if (privatePrefix) {
+      config.redis.prefix = `${SIMULATOR_PREFIX}-${randomUUID().slice(0, 8)}`;
+      const url = config.redis.url;
+      const prefix = config.redis.prefix;
+      cleanups.push(() => removeKeys(url, prefix));
+    }
 
     let client: FlightApiClientOptions;
     let now: (() => number) | undefined;
-    let sim: RunningSimulator | undefined;
     if (flags.simulator) {
       const token = randomUUID();
-      sim = await startSimulator({ seed, speed, zone: config.zone, tokens: [token] });
-      cleanups.push(() => sim?.close());
+      const sim: RunningSimulator = await startSimulator({
+        seed,
+        speed,
+        zone: config.zone,
+        tokens: [token],
+      });
+      cleanups.push(() => sim.close());
+      checkpoint();
       client = { baseUrl: sim.baseUrl, token, airportTimezone: config.zone };
       const clock = sim.simulator.clock;
       now = () => clock.now();
       log.info(
-        { url: sim.baseUrl, speed, seed },
+        { baseUrl: sim.baseUrl, speed, seed },
         `built-in simulator at ${sim.baseUrl} (×${speed})`,
       );
     } else {
@@ -195,6 +243,7 @@ export async function runDaemon(
       problem: (line) => log.error({ rulesDir: config.rulesDir }, line),
     });
     cleanups.push(() => rules.close());
+    checkpoint();
     const reload = () =>
       void rules.reload().catch((err: unknown) => log.error({ err }, "rules not reloaded"));
     process.on("SIGHUP", reload);
@@ -203,6 +252,7 @@ export async function runDaemon(
     const consoleWrite = demoState
       ? () => undefined
       : (text: string) => void process.stdout.write(text);
+    const clock = now;
     daemon = await startDaemon({
       config,
       client,
@@ -216,40 +266,49 @@ export async function runDaemon(
           consoleOnly: Boolean(flags.console),
         }),
       log,
-      ...(now ? { now, clockRate: speed } : {}),
-      fresh,
+      ...(clock ? { now: clock, clockRate: speed } : {}),
+      fresh: privatePrefix,
+      // In a dry run the console shows each alert already: its log lines are detail.
+      ...(flags.console ? { quietAlerts: true } : {}),
       ...(flags.consumer !== undefined ? { consumer: flags.consumer } : {}),
-      ...(demoState && now
+      ...(demoState && clock
         ? {
-            onPoll: (report) => demoState.poll(report, (now as () => number)()),
+            onPoll: (report) => demoState.poll(report, clock()),
             onDecided: (alerts) => {
-              for (const alert of alerts) demoState.alert(alert, (now as () => number)());
+              for (const alert of alerts) demoState.alert(alert, clock());
             },
-            onRecord: (record) => demoState.delivery(record, (now as () => number)()),
+            onRecord: (record) => demoState.delivery(record, clock()),
           }
         : {}),
     });
+    checkpoint();
     log.info(
       {
         prefix: config.redis.prefix,
         redis: maskUrl(config.redis.url),
-        upstream: client.baseUrl,
+        ...(config.role === "worker" ? {} : { upstream: client.baseUrl }),
         ...(daemon.url ? { http: daemon.url } : {}),
       },
       `flightwatch ${config.role === "all" ? "" : `${config.role} `}running${daemon.url ? `; health and metrics at ${daemon.url}` : ""}`,
     );
-    if (demoState && now) {
+    if (demoState && clock) {
       view = new LiveView({
         output: process.stdout,
         state: demoState,
         zone: config.zone,
         speed,
-        now,
+        now: clock,
       });
       view.start();
     }
-    const signal = await Promise.race([stopSignal(), daemon.done.then(() => "ended")]);
+    const signal = await Promise.race([stopSignal, daemon.done.then(() => "ended")]);
     view?.close();
+    if (signal === "ended") {
+      // The pipeline gave up on its own: a failure, so a supervisor restarts it.
+      log.error("the pipeline ended on its own; stopping");
+      await daemon.stop();
+      return EXIT.failure;
+    }
     log.info(
       { signal },
       `stopping (${signal}): finishing in-flight work, up to ${config.shutdownTimeoutMs / 1000} s`,
@@ -272,6 +331,10 @@ export async function runDaemon(
   } catch (err) {
     view?.close();
     await daemon?.stop().catch(() => undefined);
+    if (err instanceof StopDuringStart) {
+      log.info({ signal: err.message }, `stopped during start-up (${err.message})`);
+      return EXIT.ok;
+    }
     throw err;
   } finally {
     for (const cleanup of cleanups.reverse())
@@ -279,11 +342,14 @@ export async function runDaemon(
   }
 }
 
-function stopSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-  });
+/** Deletes the keys of a private prefix (the embedded simulator's). */
+async function removeKeys(url: string, prefix: string): Promise<void> {
+  const redis = await connectRedis(url, { timeoutMs: 1000 });
+  try {
+    await deleteByPattern(redis, redisKeys(prefix).pattern);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /**
@@ -352,12 +418,8 @@ function printConfig(
   flags: RunFlags & { json?: boolean },
   env: Record<string, string | undefined>,
 ): number {
-  const options = {
-    ...(flags.role !== undefined ? { role: flags.role } : {}),
-    simulator: Boolean(flags.simulator),
-    ...(flags.config !== undefined ? { configFile: flags.config } : {}),
-  };
-  const { env: vars, sources, file } = effectiveEnv(env, options);
+  const { env: merged, options } = configSources(flags, env);
+  const { env: vars, sources, file } = effectiveEnv(merged, options);
   const rows = CONFIG_VARIABLES.map((variable) => {
     const value = vars[variable.name];
     const shown =
@@ -365,9 +427,9 @@ function printConfig(
         ? (variable.default ?? "")
         : variable.exposure === "secret"
           ? "********"
-          : variable.exposure === "url"
-            ? maskUrl(value)
-            : value;
+          : // Whatever the variable, credential shapes in a value are masked too
+            // (a token in a query, a password in a URL given where none belongs).
+            maskSecrets(variable.exposure === "url" ? maskUrl(value) : value);
     return {
       name: variable.name,
       value: shown,
@@ -377,11 +439,12 @@ function printConfig(
   });
   let problems: string[] = [];
   try {
-    readDaemonConfig(env, options);
+    readDaemonConfig(merged, options);
   } catch (err) {
-    if (err instanceof ConfigProblemsError) problems = err.problems.map((p) => p.message);
+    if (err instanceof ConfigProblemsError)
+      problems = err.problems.map((p) => maskSecrets(p.message));
     else if (err instanceof FlightwatchError && err.code === ErrorCode.CONFIG_INVALID)
-      problems = [err.message];
+      problems = [maskSecrets(err.message)];
     else throw err;
   }
   if (flags.json) {

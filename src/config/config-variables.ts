@@ -33,6 +33,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   v(
     "FLIGHT_API_BASE_URL",
     "the Flight API v4 base URL (required unless --simulator or --role worker)",
+    undefined,
+    "url",
   ),
   v("FLIGHT_API_TOKEN", "Bearer token for the API", undefined, "secret"),
   v("FLIGHT_API_APP_ID", "app_id for the API (with FLIGHT_API_APP_KEY)"),

@@ -3,6 +3,7 @@
  * file) in one pass that reports every problem at once — a ConfigProblemsError naming
  * each variable and what it expects — so a start fails with exit 2 and one list to fix.
  */
+import { isIP } from "node:net";
 import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
 import { type EmailSettings, readEmailSettings } from "../deliver/email-settings.js";
 import {
@@ -153,6 +154,15 @@ function readLogFormat(value: string | undefined): "json" | "text" | undefined {
 function readHttp(env: Record<string, string>): { port: number; host: string } | undefined {
   const text = env.HTTP_PORT ?? String(DEFAULT_HTTP_PORT);
   const host = env.HTTP_HOST ?? "0.0.0.0";
+  if (
+    !/^[A-Za-z0-9.:_-]+$/.test(host) ||
+    (isIP(host) === 0 && !/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/.test(host))
+  ) {
+    throw new ConfigError(
+      "HTTP_HOST",
+      `expected an IP address or host name, e.g. 0.0.0.0 or 127.0.0.1, got "${host}"`,
+    );
+  }
   if (text.toLowerCase() === "off") return undefined;
   if (!/^\d+$/.test(text) || Number(text) > 65_535) {
     throw new ConfigError("HTTP_PORT", `expected a port number 0–65535 or off, got "${text}"`);

@@ -41,6 +41,8 @@ export interface DaemonOptions {
   fresh?: boolean;
   /** Consumer name, stable across restarts (default the host name). */
   consumer?: string;
+  /** Log decided alerts and deliveries at debug (the console already shows them). */
+  quietAlerts?: boolean;
   /** Extra listeners (the demo's live view). */
   onPoll?: (report: PollReport) => void;
   onDecided?: (alerts: readonly Alert[]) => void;
@@ -75,15 +77,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const role = config.role;
   const polls = role !== "worker";
   const delivers = role !== "poller";
-  const metrics = new FlightwatchMetrics({ now });
+  const metrics = new FlightwatchMetrics({ now, clockRate });
   const ops: Redis = await connectRedis(config.redis.url);
   const queues = new DeliveryQueues(ops, keys);
+  // BullMQ prints an `error` nobody listens to with console.error: multi-line and
+  // unmasked. The failed commands report the same trouble through the pipeline.
+  for (const queue of queues.all()) {
+    queue.on("error", (err) => log.debug({ err }, "queue connection error"));
+  }
   const detection = new DetectionStore(ops, keys);
   metrics.observeQueues(() => queues.counts());
   metrics.observePollStatus(() => detection.readStatus());
 
   let watcher: Watcher | undefined;
   let polled = 0;
+  const quiet = options.quietAlerts ? "debug" : "info";
   let server: OpsServer | undefined;
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness["checks"] = {};
@@ -93,6 +101,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     } catch (err) {
       checks.redis = { ok: false, detail: describeError(err) };
     }
+    if (watcher === undefined) checks.pipeline = { ok: false, detail: "starting" };
     if (polls && checks.redis.ok) checks.poll = pollCheck(await detection.readStatus());
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   };
@@ -111,6 +120,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 
   try {
+    // The port first: a port in use (or a bad HTTP_HOST) must fail the start before
+    // anything is polled or written.
+    if (config.http) {
+      server = await startOpsServer({
+        port: config.http.port,
+        host: config.http.host,
+        metrics,
+        readiness,
+        ...(config.dashboard ? { dashboard: { queues: queues.all() } } : {}),
+      });
+    }
     watcher = await startWatch({
       client: {
         ...options.client,
@@ -142,7 +162,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         onDecided: (alerts) => {
           for (const alert of alerts) {
             metrics.alert(alert);
-            log.info(
+            log[quiet](
               {
                 alertId: alert.id,
                 ruleId: alert.ruleId,
@@ -178,7 +198,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               attempt: record.attempt,
               ...(record.reason ? { reason: record.reason } : {}),
             };
-            if (record.result === "delivered") log.info(fields, describeRecord(record));
+            if (record.result === "delivered") log[quiet](fields, describeRecord(record));
             else if (record.result === "retrying") log.warn(fields, describeRecord(record));
             else log.error(fields, describeRecord(record));
             options.onRecord?.(record);
@@ -195,17 +215,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       onError: (err) => log.error({ err }, "pipeline error"),
     });
-    if (config.http) {
-      server = await startOpsServer({
-        port: config.http.port,
-        host: config.http.host,
-        metrics,
-        readiness,
-        ...(config.dashboard ? { dashboard: { queues: queues.all() } } : {}),
-      });
-    }
   } catch (err) {
     await watcher?.stop().catch(() => undefined);
+    await server?.close().catch(() => undefined);
     await queues.close().catch(() => undefined);
     ops.disconnect();
     throw err;

@@ -49,8 +49,11 @@ export async function startPrivateRedis(binary: string): Promise<PrivateRedis> {
       "--dir",
       dir,
     ],
-    { stdio: "ignore" },
+    // Its own process group: a Ctrl-C in the terminal goes to flightwatch alone, which
+    // stops gracefully and then stops this Redis (it must outlive the drain).
+    { stdio: "ignore", detached: true },
   );
+  child.unref();
   const stop = () => {
     child.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });

@@ -31,6 +31,11 @@ export interface FlightwatchMetricsOptions {
   /** The airport clock, epoch ms (default Date.now): poll lag is measured against it. */
   now?: () => number;
   /**
+   * Airport ms per real ms (default 1; the accelerated simulator's speed): lag and the
+   * last poll's timestamp are reported in real time, as Prometheus reads them.
+   */
+  clockRate?: number;
+  /**
    * Node.js process metrics (CPU, memory, event loop, GC) under their standard
    * unprefixed names, `process_*` and `nodejs_*` (default true).
    */
@@ -90,6 +95,7 @@ export class FlightwatchMetrics {
   readonly contentType: string;
 
   readonly #now: () => number;
+  readonly #clockRate: number;
   readonly #polls: Counter<"mode" | "outcome">;
   readonly #pollDuration: Histogram<"mode">;
   readonly #pollErrors: Counter<"code">;
@@ -111,6 +117,7 @@ export class FlightwatchMetrics {
 
   constructor(options: FlightwatchMetricsOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#clockRate = options.clockRate ?? 1;
     this.contentType = this.registry.contentType;
     const timeoutMs = options.collectTimeoutMs ?? DEFAULT_COLLECT_TIMEOUT_MS;
     this.#queues = new ScrapeSource("queues", timeoutMs);
@@ -309,7 +316,10 @@ export class FlightwatchMetrics {
   #setPollStatus(status: PollStatus): void {
     this.#pollFailures.set(status.failures);
     if (status.lastSuccessAt === undefined) return;
-    this.#lastSuccess.set(status.lastSuccessAt / 1000);
-    this.#pollLag.set(Math.max(0, this.#now() - status.lastSuccessAt) / 1000);
+    const lagMs = Math.max(0, this.#now() - status.lastSuccessAt) / this.#clockRate;
+    // On an accelerated clock the airport instant would lie in the real future.
+    const at = this.#clockRate === 1 ? status.lastSuccessAt : Date.now() - lagMs;
+    this.#lastSuccess.set(at / 1000);
+    this.#pollLag.set(lagMs / 1000);
   }
 }

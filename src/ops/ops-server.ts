@@ -186,8 +186,17 @@ function listen(server: Server, port: number, host: string): Promise<void> {
             `not allowed to listen on port ${port} on ${host}; ports below 1024 need privileges, set HTTP_PORT to 1024 or above`,
           ),
         );
-      } else if (err.code === "EADDRNOTAVAIL") {
-        reject(new ConfigError("HTTP_PORT", `${host} is not an address of this machine`));
+      } else if (
+        err.code === "EADDRNOTAVAIL" ||
+        err.code === "ENOTFOUND" ||
+        err.code === "EAI_AGAIN"
+      ) {
+        reject(
+          new ConfigError(
+            "HTTP_HOST",
+            `${host} is not an address of this machine; use 0.0.0.0 (every interface) or 127.0.0.1`,
+          ),
+        );
       } else {
         reject(err);
       }

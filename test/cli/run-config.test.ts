@@ -120,6 +120,9 @@ describe("flightwatch run / config: configuration", () => {
       FLIGHT_API_APP_ID: "my-app",
       FLIGHT_API_APP_KEY: APP_KEY,
       POLL_INTERVAL: "soon",
+      // Credentials where none belong: in the base URL's user info and query.
+      FLIGHT_API_BASE_URL: `https://u:${URL_PASSWORD}@api.example.com/v4?app_key=${URL_KEY}`,
+      REDIS_URL: `redis://127.0.0.1:6379/0?password=${URL_KEY}`,
     });
 
     const v = await valid;
@@ -137,7 +140,10 @@ describe("flightwatch run / config: configuration", () => {
       variables: Array<{ name: string; value: string; source: string }>;
       problems: string[];
     };
-    expect(parsed.problems).toEqual([expect.stringMatching(/^POLL_INTERVAL: .*"soon"/)]);
+    expect(parsed.problems).toEqual([
+      expect.stringMatching(/^FLIGHT_API_BASE_URL: must not contain credentials/),
+      expect.stringMatching(/^POLL_INTERVAL: .*"soon"/),
+    ]);
     expect(parsed.variables.find((x) => x.name === "FLIGHT_API_APP_KEY")).toMatchObject({
       value: "********",
       source: "env",
@@ -146,12 +152,15 @@ describe("flightwatch run / config: configuration", () => {
 
     for (const out of [v, i]) {
       const text = out.stdout + out.stderr;
-      for (const secret of [TOKEN, APP_KEY, REDIS_PASSWORD, SMTP_PASSWORD]) {
+      for (const secret of [TOKEN, APP_KEY, REDIS_PASSWORD, SMTP_PASSWORD, URL_PASSWORD, URL_KEY]) {
         expect(text).not.toContain(secret);
       }
     }
   }, 60_000);
 });
+
+const URL_PASSWORD = "url-password-8c1d";
+const URL_KEY = "url-key-41fe0a";
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

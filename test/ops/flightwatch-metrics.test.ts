@@ -344,6 +344,25 @@ describe("FlightwatchMetrics: scrape-time sources", () => {
   });
 });
 
+describe("FlightwatchMetrics: an accelerated airport clock", () => {
+  it("reports poll lag and the last poll's time in real seconds", async () => {
+    // ×60: the airport clock is 10 airport minutes past the last successful poll.
+    const airportNow = Date.parse("2026-11-21T12:00:00Z");
+    const metrics = new FlightwatchMetrics({
+      now: () => airportNow,
+      clockRate: 60,
+      defaultMetrics: false,
+    });
+    metrics.observePollStatus(async () => ({ failures: 0, lastSuccessAt: airportNow - 600_000 }));
+    const before = Date.now();
+    const s = await scrape(metrics);
+    expect(sampleValue(s, "flightwatch_poll_lag_seconds")).toBeCloseTo(10, 6);
+    const at = sampleValue(s, "flightwatch_last_successful_poll_timestamp_seconds") ?? 0;
+    expect(at * 1000).toBeGreaterThanOrEqual(before - 10_000 - 5);
+    expect(at * 1000).toBeLessThanOrEqual(Date.now() - 10_000 + 5);
+  });
+});
+
 describe("FlightwatchMetrics: registries", () => {
   it("includes the standard process metrics by default, unprefixed, and instances do not clash", async () => {
     const a = new FlightwatchMetrics();

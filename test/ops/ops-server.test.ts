@@ -182,6 +182,15 @@ describe("ops server", () => {
     expect((err as Error).message).toContain(String(first.port));
   });
 
+  it("refuses a host that is not this machine's, or no host at all, naming HTTP_HOST", async () => {
+    for (const host of ["192.0.2.1", "no-such-host.invalid"]) {
+      const err = await startOpsServer({ port: 0, host, readiness: async () => READY }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: ErrorCode.CONFIG_INVALID, setting: "HTTP_HOST" });
+    }
+  });
+
   it("closes promptly with an idle keep-alive connection and a request in flight, idempotently", async () => {
     let asked: () => void = () => undefined;
     const inReadiness = new Promise<void>((resolve) => {
