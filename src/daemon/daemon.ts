@@ -79,12 +79,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const delivers = role !== "poller";
   const metrics = new FlightwatchMetrics({ now, clockRate });
   const ops: Redis = await connectRedis(config.redis.url);
-  const queues = new DeliveryQueues(ops, keys);
-  // BullMQ prints an `error` nobody listens to with console.error: multi-line and
-  // unmasked. The failed commands report the same trouble through the pipeline.
-  for (const queue of queues.all()) {
-    queue.on("error", (err) => log.debug({ err }, "queue connection error"));
-  }
+  const queues = new DeliveryQueues(ops, keys, {
+    onError: (err) => log.debug({ err }, "queue connection error"),
+  });
   const detection = new DetectionStore(ops, keys);
   metrics.observeQueues(() => queues.counts());
   metrics.observePollStatus(() => detection.readStatus());

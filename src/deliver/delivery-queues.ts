@@ -54,6 +54,8 @@ export interface DeliveryQueuesOptions {
   keepFailedMs?: number;
   /** A notification id cannot be enqueued again for this long (default 3 days). */
   dedupMs?: number;
+  /** Hears the queues' connection errors (default: ignored). */
+  onError?: (err: Error) => void;
 }
 
 /** The queue side of delivery: enqueue, dead letters, re-sending. */
@@ -64,15 +66,20 @@ export class DeliveryQueues {
   /** `connection` is shared by the queues (plain commands only). */
   constructor(connection: Redis, keys: RedisKeys, options: DeliveryQueuesOptions = {}) {
     this.#options = {
+      onError: options.onError ?? (() => undefined),
       keepCompletedMs: options.keepCompletedMs ?? 86_400_000,
       keepFailedMs: options.keepFailedMs ?? 30 * 86_400_000,
       dedupMs: options.dedupMs ?? 3 * 86_400_000,
     };
     for (const type of CHANNEL_TYPES) {
-      this.#queues.set(
-        type,
-        new Queue<DeliveryJob>(queueName(type), { connection, prefix: keys.queuePrefix }),
-      );
+      const queue = new Queue<DeliveryJob>(queueName(type), {
+        connection,
+        prefix: keys.queuePrefix,
+      });
+      // Unheard, BullMQ prints a connection error with console.error (multi-line, not
+      // a log line); the failing commands report the trouble to their callers anyway.
+      queue.on("error", (err) => options.onError?.(err));
+      this.#queues.set(type, queue);
     }
   }
 

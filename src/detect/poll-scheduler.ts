@@ -43,6 +43,8 @@ export class PollScheduler {
   static async start(options: PollSchedulerOptions): Promise<PollScheduler> {
     const { connection, prefix, detector, intervalMs } = options;
     const queue = new Queue(POLL_QUEUE, { connection, prefix });
+    // Heard, or BullMQ prints connection errors with console.error.
+    queue.on("error", (err) => options.onError?.(err));
     await queue.setGlobalConcurrency(1);
     await queue.upsertJobScheduler(
       POLL_QUEUE,
