@@ -31,6 +31,7 @@ import { redisKeys } from "../store/redis-keys.js";
 import { EXIT } from "./exit-codes.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 import { loadVarsFile, VARS_FILE_HELP } from "./rules-command.js";
+import { simulatedStart } from "./simulate-command.js";
 import { SIMULATOR_PREFIX, startRuleWatcher } from "./watch-command.js";
 
 /** Flags of `run` (and `demo`) as commander hands them over. */
@@ -41,6 +42,8 @@ export interface RunFlags {
   simulator?: boolean;
   speed?: string;
   seed?: string;
+  /** Simulated start (with --simulator), airport-local. */
+  start?: string;
   rules?: string;
   console?: boolean;
   dashboard?: boolean;
@@ -85,6 +88,10 @@ export function registerRunCommands(program: Command): void {
       "1",
     )
     .option("--seed <n>", "simulator data seed (with --simulator)", "1")
+    .option(
+      "--start <date-time>",
+      "simulated start, airport-local (with --simulator; default: now)",
+    )
     .option("--rules <dir>", "rule files (overrides FLIGHTWATCH_RULES; default ./rules)")
     .option(
       "--console",
@@ -222,6 +229,7 @@ export async function runDaemon(
       const sim: RunningSimulator = await startSimulator({
         seed,
         speed,
+        ...(flags.start !== undefined ? { startMs: simulatedStart(flags.start, config.zone) } : {}),
         zone: config.zone,
         tokens: [token],
       });

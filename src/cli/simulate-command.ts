@@ -171,16 +171,7 @@ export function simulateOptions(
     resourceVersion: flags.requireResourceVersion ? "required" : "optional",
     requireAccept: flags.requireAccept ?? true,
   };
-  if (flags.start !== undefined) {
-    const ms = parseApiDateTime(flags.start, zone);
-    if (ms === undefined) {
-      throw new ConfigError(
-        "--start",
-        `"${flags.start}" is not a date-time (e.g. 2026-10-25T01:30:00)`,
-      );
-    }
-    options.startMs = ms;
-  }
+  if (flags.start !== undefined) options.startMs = simulatedStart(flags.start, zone);
   if (flags.faultSeed !== undefined) {
     options.faultSeed = integer("--fault-seed", flags.faultSeed, SEED_MIN, SEED_MAX);
   }
@@ -324,3 +315,12 @@ function report(
 }
 
 const pct = (rate: number): string => `${Math.round(rate * 1000) / 10}%`;
+
+/** `--start`: the simulated start, airport-local or with an offset, as epoch ms. */
+export function simulatedStart(text: string, zone: string): number {
+  const ms = parseApiDateTime(text, zone);
+  if (ms === undefined) {
+    throw new ConfigError("--start", `"${text}" is not a date-time (e.g. 2026-10-25T01:30:00)`);
+  }
+  return ms;
+}

@@ -25,12 +25,15 @@ import { parseDuration } from "../time/duration.js";
 import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 import { loadVarsFile, rulesDir, VARS_FILE_HELP } from "./rules-command.js";
+import { simulatedStart } from "./simulate-command.js";
 
 /** Flags of `watch` as commander hands them over. */
 export interface WatchFlags {
   simulator?: boolean;
   speed?: string;
   seed?: string;
+  /** Simulated start (with --simulator), airport-local. */
+  start?: string;
   interval?: string;
   overlap?: string;
   reconcile?: string;
@@ -88,6 +91,10 @@ export function registerWatchCommand(program: Command): void {
       "1",
     )
     .option("--seed <n>", "simulator data seed (with --simulator)", "1")
+    .option(
+      "--start <date-time>",
+      "simulated start, airport-local (with --simulator; default: now)",
+    )
     .option("--interval <duration>", "time between polls (overrides POLL_INTERVAL)")
     .option(
       "--overlap <duration>",
@@ -163,6 +170,7 @@ export async function runWatchCommand(
     const token = randomUUID();
     sim = await startSimulator({
       seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
+      ...(flags.start !== undefined ? { startMs: simulatedStart(flags.start, zone) } : {}),
       speed: number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0"),
       zone,
       tokens: [token],

@@ -143,7 +143,15 @@ describe("readDaemonConfig", () => {
       CONFIG_VARIABLES.filter((v) => v.exposure !== "plain")
         .map((v) => v.name)
         .sort(),
-    ).toEqual(["FLIGHT_API_APP_KEY", "FLIGHT_API_TOKEN", "REDIS_URL", "SMTP_URL"].sort());
+    ).toEqual(
+      [
+        "FLIGHT_API_APP_KEY",
+        "FLIGHT_API_BASE_URL",
+        "FLIGHT_API_TOKEN",
+        "REDIS_URL",
+        "SMTP_URL",
+      ].sort(),
+    );
   });
 });
 

@@ -49,6 +49,10 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
 export const FAST_SIMULATED_WATCH = [
   "watch",
   "--simulator",
+  // Today's busy morning, whatever the hour the tests run at: at night no flight
+  // boards. (Today's: snapshots expire in real time, days after their flights.)
+  "--start",
+  `${new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Amsterdam" }).format(new Date())}T07:00`,
   "--speed",
   "120",
   "--interval",
