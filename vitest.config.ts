@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
+    // Most slow tests wait on child processes and timers, not on the CPU: two files at
+    // once on two cores halves the wall time (vitest's default is cores - 1 = one).
+    maxWorkers: 2,
   },
 });
