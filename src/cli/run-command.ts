@@ -32,7 +32,7 @@ import { EXIT } from "./exit-codes.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 import { loadVarsFile, VARS_FILE_HELP } from "./rules-command.js";
 import { simulatedStart } from "./simulate-command.js";
-import { SIMULATOR_PREFIX, startRuleWatcher } from "./watch-command.js";
+import { addSimulatorOptions, SIMULATOR_PREFIX, startRuleWatcher } from "./watch-command.js";
 
 /** Flags of `run` (and `demo`) as commander hands them over. */
 export interface RunFlags {
@@ -68,7 +68,7 @@ See docs/operations.md.`;
 
 /** Adds `run`, `demo` and `config`. */
 export function registerRunCommands(program: Command): void {
-  program
+  const run = program
     .command("run")
     .description("run the daemon: poll, detect, match rules and deliver, until SIGTERM")
     .option(
@@ -81,17 +81,8 @@ export function registerRunCommands(program: Command): void {
     .option(
       "--simulator",
       "poll the built-in simulator, started in this process (no account needed)",
-    )
-    .option(
-      "--speed <x>",
-      "simulator clock speed, simulated seconds per second (with --simulator)",
-      "1",
-    )
-    .option("--seed <n>", "simulator data seed (with --simulator)", "1")
-    .option(
-      "--start <date-time>",
-      "simulated start, airport-local (with --simulator; default: now)",
-    )
+    );
+  addSimulatorOptions(run)
     .option("--rules <dir>", "rule files (overrides FLIGHTWATCH_RULES; default ./rules)")
     .option(
       "--console",

@@ -77,14 +77,9 @@ With --simulator and no FLIGHTWATCH_PREFIX, data goes under the prefix ${SIMULAT
 cleared at every start (the simulated airport is new each time).
 See docs/detection.md and docs/delivery.md.`;
 
-/** Adds the `watch` subcommand. */
-export function registerWatchCommand(program: Command): void {
-  program
-    .command("watch")
-    .description(
-      "detect flight changes and print each change event as a JSON line (or, with --rules, each alert)",
-    )
-    .option("--simulator", "watch the built-in simulator, started in this process")
+/** `--speed`, `--seed` and `--start`: the embedded simulator's, for `watch` and `run`. */
+export function addSimulatorOptions(command: Command): Command {
+  return command
     .option(
       "--speed <x>",
       "simulator clock speed, simulated seconds per second (with --simulator)",
@@ -94,7 +89,18 @@ export function registerWatchCommand(program: Command): void {
     .option(
       "--start <date-time>",
       "simulated start, airport-local (with --simulator; default: now)",
+    );
+}
+
+/** Adds the `watch` subcommand. */
+export function registerWatchCommand(program: Command): void {
+  const watch = program
+    .command("watch")
+    .description(
+      "detect flight changes and print each change event as a JSON line (or, with --rules, each alert)",
     )
+    .option("--simulator", "watch the built-in simulator, started in this process");
+  addSimulatorOptions(watch)
     .option("--interval <duration>", "time between polls (overrides POLL_INTERVAL)")
     .option(
       "--overlap <duration>",
