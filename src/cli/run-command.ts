@@ -25,14 +25,18 @@ import { maskSecrets } from "../log/mask-secrets.js";
 import { maskUrl } from "../log/mask-url.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import type { RuleWatcher } from "../rules/rule-watcher.js";
-import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import { EXIT } from "./exit-codes.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 import { loadVarsFile, VARS_FILE_HELP } from "./rules-command.js";
 import { simulatedStart } from "./simulate-command.js";
-import { addSimulatorOptions, SIMULATOR_PREFIX, startRuleWatcher } from "./watch-command.js";
+import {
+  addSimulatorOptions,
+  SIMULATOR_PREFIX,
+  startEmbeddedSimulator,
+  startRuleWatcher,
+} from "./watch-command.js";
 
 /** Flags of `run` (and `demo`) as commander hands them over. */
 export interface RunFlags {
@@ -185,7 +189,9 @@ export async function runDaemon(
   const speed = flags.simulator
     ? number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0")
     : 1;
-  const seed = integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX);
+  // Checked before anything starts, as every other setting is.
+  integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX);
+  if (flags.simulator && flags.start !== undefined) simulatedStart(flags.start, config.zone);
   const live = flags.demo === true && process.stdout.isTTY === true;
   const demoState = live ? new DemoState({ speed }) : undefined;
   const log = createLogger({
@@ -216,22 +222,14 @@ export async function runDaemon(
     let client: FlightApiClientOptions;
     let now: (() => number) | undefined;
     if (flags.simulator) {
-      const token = randomUUID();
-      const sim: RunningSimulator = await startSimulator({
-        seed,
-        speed,
-        ...(flags.start !== undefined ? { startMs: simulatedStart(flags.start, config.zone) } : {}),
-        zone: config.zone,
-        tokens: [token],
-      });
-      cleanups.push(() => sim.close());
+      const embedded = await startEmbeddedSimulator(flags, config.zone);
+      cleanups.push(() => embedded.sim.close());
       checkpoint();
-      client = { baseUrl: sim.baseUrl, token, airportTimezone: config.zone };
-      const clock = sim.simulator.clock;
-      now = () => clock.now();
+      ({ client, now } = embedded);
+      const url = embedded.sim.baseUrl;
       log.info(
-        { baseUrl: sim.baseUrl, speed, seed },
-        `built-in simulator at ${sim.baseUrl} (×${speed})`,
+        { baseUrl: url, speed, seed: flags.seed },
+        `built-in simulator at ${url} (×${speed})`,
       );
     } else {
       client = config.client ?? { baseUrl: "", airportTimezone: config.zone };

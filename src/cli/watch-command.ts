@@ -92,6 +92,39 @@ export function addSimulatorOptions(command: Command): Command {
     );
 }
 
+/** The simulator embedded by `--simulator`: the server, a client of it and its clock. */
+export interface EmbeddedSimulator {
+  sim: RunningSimulator;
+  client: FlightApiClientOptions;
+  /** The simulated airport clock, epoch ms. */
+  now: () => number;
+  /** Simulated ms per real ms. */
+  speed: number;
+}
+
+/** Starts the simulator `--simulator` embeds, from `--seed`, `--speed` and `--start`. */
+export async function startEmbeddedSimulator(
+  flags: { seed?: string; speed?: string; start?: string },
+  zone: string,
+): Promise<EmbeddedSimulator> {
+  const token = randomUUID();
+  const speed = number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0");
+  const sim = await startSimulator({
+    seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
+    ...(flags.start !== undefined ? { startMs: simulatedStart(flags.start, zone) } : {}),
+    speed,
+    zone,
+    tokens: [token],
+  });
+  const clock = sim.simulator.clock;
+  return {
+    sim,
+    client: { baseUrl: sim.baseUrl, token, airportTimezone: zone },
+    now: () => clock.now(),
+    speed,
+  };
+}
+
 /** Adds the `watch` subcommand. */
 export function registerWatchCommand(program: Command): void {
   const watch = program
@@ -172,18 +205,11 @@ export async function runWatchCommand(
   let client: FlightApiClientOptions;
   let now: (() => number) | undefined;
   if (flags.simulator) {
-    const zone = env.AIRPORT_TIMEZONE || DEFAULT_AIRPORT_TIMEZONE;
-    const token = randomUUID();
-    sim = await startSimulator({
-      seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
-      ...(flags.start !== undefined ? { startMs: simulatedStart(flags.start, zone) } : {}),
-      speed: number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0"),
-      zone,
-      tokens: [token],
-    });
-    client = { baseUrl: sim.baseUrl, token, airportTimezone: zone };
-    const clock = sim.simulator.clock;
-    now = () => clock.now();
+    const embedded = await startEmbeddedSimulator(
+      flags,
+      env.AIRPORT_TIMEZONE || DEFAULT_AIRPORT_TIMEZONE,
+    );
+    ({ sim, client, now } = embedded);
     process.stderr.write(`flightwatch: watching the built-in simulator at ${sim.baseUrl}\n`);
   } else {
     client = clientOptionsFromEnv(env);
