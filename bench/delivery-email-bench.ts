@@ -64,6 +64,7 @@ const fmt = (n: number): string => Math.round(n).toLocaleString("en");
 
 export const deliveryEmailBenchmark: Benchmark = {
   name: "delivery-email",
+  title: "Email delivery throughput",
   async run() {
     const built = benchAlerts(MESSAGES);
     const rules = new Map(built.ruleIds.map((id) => [id, ruleOf(id)]));

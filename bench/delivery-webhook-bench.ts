@@ -138,6 +138,7 @@ async function runSetup(processes: number): Promise<void> {
 
 export const deliveryWebhookBenchmark: Benchmark = {
   name: "delivery-webhook",
+  title: "Webhook delivery throughput and latency",
   async run() {
     const built = benchAlerts(BURST + STEADY_RATE * STEADY_SECONDS);
     console.log(

@@ -437,6 +437,7 @@ async function requestsPerPoll(): Promise<void> {
 
 export const detectBenchmark: Benchmark = {
   name: "detect",
+  title: "Change detection: pipeline, Redis per flight, upstream requests per poll",
   async run() {
     await throughputAndMemory();
     await requestsPerPoll();

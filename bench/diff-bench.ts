@@ -90,7 +90,8 @@ const perSecond = (updates: number, nanos: bigint): string =>
   Math.round(updates / (Number(nanos) / 1e9)).toLocaleString("en");
 
 export const diffBenchmark: Benchmark = {
-  name: "diff throughput (one core)",
+  name: "diff",
+  title: "Diff throughput (one core)",
   async run() {
     const snapshots = new Map<string, FlightSnapshot>();
     let events = 0;

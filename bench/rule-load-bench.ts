@@ -42,7 +42,8 @@ async function timeLoad(dir: string): Promise<{ seconds: number; rules: number }
 }
 
 export const ruleLoadBenchmark: Benchmark = {
-  name: "rules loading",
+  name: "rules-load",
+  title: "Rule loading",
   async run() {
     const root = await mkdtemp(join(tmpdir(), "fw-rule-load-"));
     try {

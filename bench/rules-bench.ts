@@ -213,7 +213,8 @@ function collector(): () => void {
 }
 
 export const rulesBenchmark: Benchmark = {
-  name: "rules matching (one core)",
+  name: "rules",
+  title: "Rule matching (one core)",
   async run() {
     const { polls, names } = pollsOfSimulator();
     console.log(

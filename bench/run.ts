@@ -1,9 +1,12 @@
 /**
- * `npm run bench`: runs every benchmark and prints its figures. Figures are printed,
- * never asserted (timed assertions flake on shared machines). `npm run bench -- diff`
- * runs only the benchmarks whose name contains "diff".
+ * `npm run bench`: runs every benchmark, prints its figures and writes them to
+ * BENCHMARKS.md (bench/benchmarks-file.ts) with the machine and the date. Figures are
+ * printed, never asserted (timed assertions flake on shared machines).
+ * `npm run bench -- diff` runs only the benchmarks whose name contains "diff" and
+ * replaces only their sections of BENCHMARKS.md; `--no-write` leaves the file alone.
  */
-import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { type BenchSection, describeMachine, updateBenchmarksFile } from "./benchmarks-file.js";
 import { deliveryEmailBenchmark } from "./delivery-email-bench.js";
 import { deliveryWebhookBenchmark } from "./delivery-webhook-bench.js";
 import { detectBenchmark } from "./detect-bench.js";
@@ -13,10 +16,25 @@ import { rulesBenchmark } from "./rules-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 
+/** A headline figure of a benchmark, for the summary table of BENCHMARKS.md. */
+export interface Headline {
+  /** What is measured, e.g. "detection latency p99 at POLL_INTERVAL=1s". */
+  figure: string;
+  /** The measurement, with its unit, e.g. "812 ms". */
+  value: string;
+  /** The target, when the issue names one, e.g. "≤ 1,250 ms". */
+  aim?: string;
+  /** Whether `value` meets `aim`. */
+  met?: boolean;
+}
+
 /** One benchmark: a name and a function that prints its own figures. */
 export interface Benchmark {
   name: string;
-  run(): Promise<void>;
+  /** A heading for its section of BENCHMARKS.md (default: the name). */
+  title?: string;
+  /** Prints its figures (console.log, which is captured for BENCHMARKS.md); may return headlines. */
+  run(): Promise<Headline[] | undefined> | Promise<void>;
 }
 
 const benchmarks: Benchmark[] = [
@@ -30,12 +48,39 @@ const benchmarks: Benchmark[] = [
   deliveryEmailBenchmark,
 ];
 
-const filter = process.argv[2];
-console.log(
-  `flightwatch benchmarks — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${new Date().toISOString()}`,
-);
+const args = process.argv.slice(2);
+const write = !args.includes("--no-write");
+const filter = args.find((a) => !a.startsWith("--"));
+const machine = await describeMachine();
+console.log(`flightwatch benchmarks — ${machine.summary}`);
+
+const sections: BenchSection[] = [];
 for (const bench of benchmarks) {
   if (filter && !bench.name.includes(filter)) continue;
   console.log(`\n## ${bench.name}`);
-  await bench.run();
+  const output: string[] = [];
+  const log = console.log;
+  console.log = (...parts: unknown[]) => {
+    output.push(parts.map((p) => (typeof p === "string" ? p : String(p))).join(" "));
+    log(...parts);
+  };
+  const started = Date.now();
+  try {
+    const headlines = (await bench.run()) ?? [];
+    sections.push({
+      name: bench.name,
+      title: bench.title ?? bench.name,
+      headlines,
+      output,
+      seconds: (Date.now() - started) / 1000,
+    });
+  } finally {
+    console.log = log;
+  }
+}
+
+if (write && sections.length > 0) {
+  const file = fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url));
+  await updateBenchmarksFile(file, sections, machine, new Date());
+  console.log(`\nwrote ${sections.map((s) => s.name).join(", ")} to BENCHMARKS.md`);
 }

@@ -32,7 +32,8 @@ function tickCost(stepMs: number, steps: number): { perTickUs: number; events: n
 }
 
 export const simulatorDataBenchmark: Benchmark = {
-  name: "simulator data and evolution",
+  name: "simulator-data",
+  title: "Simulator data and evolution",
   async run() {
     const cold = timeCreate(1400, 1);
     const warm = [2, 3, 4].map((seed) => timeCreate(1400, seed).ms);

@@ -46,6 +46,7 @@ async function load(sim: RunningSimulator, label: string): Promise<void> {
 
 export const simulatorServerBenchmark: Benchmark = {
   name: "simulator-server",
+  title: "Simulator HTTP server",
   async run() {
     const t0 = performance.now();
     const frozen = await startSimulator({ live: false });
