@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    exclude: ["test/acceptance/**", "node_modules/**", "dist/**"],
+    // test/chaos/ is `npm run test:chaos` (vitest.chaos.config.ts).
+    exclude: ["test/chaos/**", "node_modules/**", "dist/**"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
