@@ -36,6 +36,8 @@ export class ReceivedMail {
     readonly raw: string,
     /** The authenticated user name, when the client logged in. */
     readonly user: string | undefined,
+    /** `Date.now()` when the server accepted it. */
+    readonly receivedAt: number = Date.now(),
   ) {}
 
   /** Top-level headers by lower-case name (first occurrence), unfolded, encoded words decoded. */
