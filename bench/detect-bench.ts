@@ -17,12 +17,11 @@ import type { FlightIdsQuery, FlightsQuery } from "../src/api/query-params.js";
 import type { CollectionItems } from "../src/api/response-body.js";
 import type { Flight } from "../src/api/types.js";
 import { Detector, type DetectorSettings, type PollReport } from "../src/detect/detector.js";
-import { readChangedSince, readHorizon } from "../src/detect/flight-reader.js";
+import { readChangedSince } from "../src/detect/flight-reader.js";
 import { DEFAULT_HORIZON_DAYS, scheduleHorizon } from "../src/detect/horizon.js";
 import type { FlightSnapshot } from "../src/diff/flight-snapshot.js";
 import { NotFoundError } from "../src/errors.js";
 import type { FlightStore } from "../src/simulator/flight-store.js";
-import { startSimulator } from "../src/simulator/http/start-simulator.js";
 import { ManualClock } from "../src/simulator/sim-clock.js";
 import { createSimulator } from "../src/simulator/simulator.js";
 import { type DetectionCommit, DetectionStore } from "../src/store/detection-store.js";
@@ -30,6 +29,7 @@ import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js"
 import { type RedisKeys, redisKeys } from "../src/store/redis-keys.js";
 import { parseApiDateTime, toLocalDate } from "../src/time/local-time.js";
 import type { Benchmark } from "./run.js";
+import { measureUpstreamRequests } from "./upstream-requests.js";
 
 const ZONE = "Europe/Amsterdam";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -363,76 +363,48 @@ async function bytesPerFlight(bench: BenchRedis, flights: number): Promise<void>
 
 /** Section 3: upstream requests of real polls against the simulator over HTTP. */
 async function requestsPerPoll(): Promise<void> {
-  const clock = new ManualClock(REQUESTS_START);
-  const sim = await startSimulator({
+  const run = await measureUpstreamRequests({
+    start: REQUESTS_START,
+    hours: REQUESTS_HOURS,
+    intervalMs: POLL_MS,
     seed: 5,
-    zone: ZONE,
-    clock,
     flightsPerDay: 1400,
-    live: false,
-    tokens: ["bench-token"],
+    changeRate: 1,
   });
-  const client = new FlightApiClient({
-    baseUrl: sim.baseUrl,
-    token: "bench-token",
-    airportTimezone: ZONE,
-  });
-  const bench = await benchRedis("detect-requests");
-  const detector = new Detector({ client, store: bench.store(), now: () => clock.now() });
-  try {
-    const s = detector.settings;
-    console.log(
-      `method: the simulator (1,400 records/day, default change rate, page size ${sim.server.pageSize}) ` +
-        `over loopback HTTP and a real Detector (interval ${s.intervalMs / 1000} s, overlap ${s.overlapMs / 1000} s, ` +
-        `reconcile every ${s.reconcileEveryMs / 60_000} min), the ManualClock advanced and the ` +
-        `simulator ticked by one interval before each poll, for ${REQUESTS_HOURS} simulated hours.`,
-    );
-    const baseline = await detector.poll();
-    if (baseline.outcome !== "committed") throw baseline.error ?? new Error(baseline.outcome);
-    const full = await readHorizon(
-      client,
-      scheduleHorizon(clock.now(), ZONE, DEFAULT_HORIZON_DAYS),
-    );
-    const polls: PollReport[] = [];
-    let changes = 0;
-    for (let t = 0; t < REQUESTS_HOURS * HOUR; t += s.intervalMs) {
-      clock.advance(s.intervalMs);
-      changes += sim.simulator.tick().changes;
-      const report = await detector.poll();
-      if (report.outcome !== "committed") throw report.error ?? new Error(report.outcome);
-      polls.push(report);
-    }
-    const incremental = polls.filter((p) => p.mode === "incremental");
-    const reconciles = polls.filter((p) => p.mode === "reconcile");
-    const requests = incremental.map((p) => p.requests).sort((a, b) => a - b);
-    const events = incremental.map((p) => p.events.length).sort((a, b) => a - b);
-    const avgRequests = sum(requests) / requests.length;
-    const pollsPerHour = HOUR / s.intervalMs;
-    console.log(
-      `full-horizon read: ${fmt(full.requests)} requests (${fmt(full.records.size)} records; baseline poll ${fmt(baseline.requests)})`,
-    );
-    console.log(
-      `incremental poll (${incremental.length} polls, ${fmt(changes)} record changes upstream): ` +
-        `avg ${avgRequests.toFixed(2)}, p95 ${quantile(requests, 0.95)}, max ${quantile(requests, 1)} requests; ` +
-        `${(full.requests / avgRequests).toFixed(0)}× fewer than a full read (aim ≥ 20×)`,
-    );
-    console.log(
-      `change events per incremental poll: avg ${(sum(events) / events.length).toFixed(1)}, ` +
-        `p95 ${quantile(events, 0.95)}, max ${quantile(events, 1)}; per reconcile: ` +
-        `${reconciles.map((p) => p.events.length).join(", ")} (${reconciles.length} reconciles)`,
-    );
-    const incrementalPerHour = sum(polls.map((p) => p.requests)) / REQUESTS_HOURS;
-    console.log(
-      `requests per hour: incremental + reconcile ${fmt(incrementalPerHour)}; ` +
-        `full re-read every poll ${fmt(full.requests * pollsPerHour)}; ` +
-        `each watched flight by id ${fmt(baseline.flights * pollsPerHour)} ` +
-        `(${fmt(baseline.flights)} physical flights × ${pollsPerHour} polls)`,
-    );
-  } finally {
-    await client.close();
-    await sim.close();
-    await bench.cleanup();
-  }
+  const s = run.settings;
+  console.log(
+    `method: the simulator (1,400 records/day, default change rate, page size ${run.pageSize}) ` +
+      `over loopback HTTP and a real Detector (interval ${s.intervalMs / 1000} s, overlap ${s.overlapMs / 1000} s, ` +
+      `reconcile every ${s.reconcileEveryMs / 60_000} min), the ManualClock advanced and the ` +
+      `simulator ticked by one interval before each poll, for ${REQUESTS_HOURS} simulated hours.`,
+  );
+  const [full] = run.fullReads;
+  const incremental = run.polls.filter((p) => p.mode === "incremental");
+  const reconciles = run.polls.filter((p) => p.mode === "reconcile");
+  const requests = incremental.map((p) => p.requests).sort((a, b) => a - b);
+  const events = incremental.map((p) => p.events.length).sort((a, b) => a - b);
+  const avgRequests = sum(requests) / requests.length;
+  const pollsPerHour = HOUR / s.intervalMs;
+  console.log(
+    `full-horizon read: ${fmt(full.requests)} requests (${fmt(full.records)} records; baseline poll ${fmt(run.baseline.requests)})`,
+  );
+  console.log(
+    `incremental poll (${incremental.length} polls, ${fmt(run.changes)} record changes upstream): ` +
+      `avg ${avgRequests.toFixed(2)}, p95 ${quantile(requests, 0.95)}, max ${quantile(requests, 1)} requests; ` +
+      `${(full.requests / avgRequests).toFixed(0)}× fewer than a full read (aim ≥ 20×)`,
+  );
+  console.log(
+    `change events per incremental poll: avg ${(sum(events) / events.length).toFixed(1)}, ` +
+      `p95 ${quantile(events, 0.95)}, max ${quantile(events, 1)}; per reconcile: ` +
+      `${reconciles.map((p) => p.events.length).join(", ")} (${reconciles.length} reconciles)`,
+  );
+  console.log(
+    `requests per hour: incremental + reconcile ${fmt(run.counted / REQUESTS_HOURS)}; ` +
+      `full re-read every poll ${fmt(full.requests * pollsPerHour)}; ` +
+      `each watched flight by id ${fmt(run.baseline.flights * pollsPerHour)} ` +
+      `(${fmt(run.baseline.flights)} physical flights × ${pollsPerHour} polls); ` +
+      "per interval and flight count: `npm run bench -- requests`",
+  );
 }
 
 export const detectBenchmark: Benchmark = {

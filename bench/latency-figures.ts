@@ -14,17 +14,12 @@ export interface Arrivals {
   unverified: number;
 }
 
-/** Figures of one run. */
-export interface RunFigures {
+/** Figures of one run; the percentiles are of enqueue → received, ms. */
+export interface RunFigures extends Percentiles {
   /** Distinct notifications received per second, from the first enqueue to the last arrival. */
   perSecond: number;
   enqueuePerSecond: number;
   seconds: number;
-  /** Enqueue → received, ms. */
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
   /** Arrivals of an id already received. */
   duplicates: number;
   /** Enqueued ids that never arrived. */
@@ -51,20 +46,29 @@ export function runFigures(
     const sent = enqueuedAt.get(id);
     if (sent !== undefined) latencies.push(at - sent);
   });
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
   const seconds = (last - first) / 1000;
   return {
     perSecond: seen.size / seconds,
     enqueuePerSecond: enqueuedAt.size / (enqueueMs / 1000),
     seconds,
-    p50: q(0.5),
-    p95: q(0.95),
-    p99: q(0.99),
-    max: latencies.at(-1) ?? 0,
+    ...percentiles(latencies),
     duplicates: arrivals.ids.length - seen.size,
     missing: [...enqueuedAt.keys()].filter((id) => !seen.has(id)).length,
     unverified: arrivals.unverified,
   };
+}
+
+/** Percentiles of a list of values (sorted here, in place); 0 for an empty list. */
+export interface Percentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** p50, p95, p99 and the maximum of `values` (sorts them in place). */
+export function percentiles(values: number[]): Percentiles {
+  values.sort((a, b) => a - b);
+  const q = (p: number) => values[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0;
+  return { p50: q(0.5), p95: q(0.95), p99: q(0.99), max: values.at(-1) ?? 0 };
 }

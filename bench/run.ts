@@ -11,6 +11,7 @@ import { deliveryEmailBenchmark } from "./delivery-email-bench.js";
 import { deliveryWebhookBenchmark } from "./delivery-webhook-bench.js";
 import { detectBenchmark } from "./detect-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
+import { requestsBenchmark } from "./requests-bench.js";
 import { ruleLoadBenchmark } from "./rule-load-bench.js";
 import { rulesBenchmark } from "./rules-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
@@ -42,6 +43,7 @@ const benchmarks: Benchmark[] = [
   simulatorServerBenchmark,
   diffBenchmark,
   detectBenchmark,
+  requestsBenchmark,
   rulesBenchmark,
   ruleLoadBenchmark,
   deliveryWebhookBenchmark,
