@@ -18,6 +18,10 @@ export interface DeliveredChange {
   old?: unknown;
   new?: unknown;
   state?: string;
+  /** Time changes: minutes moved since the value before (new − old). */
+  shiftMinutes?: number;
+  /** Time changes: minutes after the schedule. */
+  delayMinutes?: number;
   correction?: boolean;
 }
 

@@ -22,6 +22,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Flight } from "../../src/api/types.js";
+import type { ResponseLogEntry } from "../../src/simulator/http/simulator-server.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import type { ScriptAction } from "../../src/simulator/script-action.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
@@ -73,9 +74,17 @@ export interface TimelineOptions {
   strict?: boolean;
 }
 
+/** One API request the simulator answered (or dropped), and when. */
+export interface UpstreamExchange extends ResponseLogEntry {
+  /** Epoch ms the answer ended (its start is `at - durationMs`). */
+  at: number;
+}
+
 /** Everything a timeline runs, for steps that do more than the built-in actions. */
 export interface World {
   sim: RunningSimulator;
+  /** The daemons' API requests as the simulator answered them, in order (faults included). */
+  upstream: UpstreamExchange[];
   redis: TestRedis;
   keys: RedisKeys;
   slack: SlackReceiver;
@@ -90,7 +99,10 @@ export interface World {
   intervalMs: number;
   /** Epoch ms of t0 (0 before the baselines). */
   t0: number;
-  /** Starts `flightwatch run` in a slot (it must be empty). */
+  /**
+   * Starts `flightwatch run` in a slot (it must be empty), as consumer `daemon-<slot>`:
+   * processes running at once must not share a name, and a restart takes its name back.
+   */
   spawn(slot: number, env?: Record<string, string>): CliProcess;
   /** SIGKILLs a slot's daemon and waits for it to die. */
   kill(slot: number): Promise<void>;
@@ -488,9 +500,10 @@ function assign(
 }
 
 function describe(d: Delivery, t0: number): string {
-  const changes = d.changes.map(
-    (c) =>
-      `${c.field} ${JSON.stringify(c.old)}→${JSON.stringify(c.new)}${c.state ? ` ${c.action} ${c.state}` : ""}`,
+  const changes = d.changes.map((c) =>
+    c.kind === "flight"
+      ? `flight ${c.action}`
+      : `${c.field} ${JSON.stringify(c.old)}→${JSON.stringify(c.new)}${c.state ? ` ${c.action} ${c.state}` : ""}${c.correction ? " (correction)" : ""}`,
   );
   const text =
     d.changes.length > 0
@@ -532,7 +545,13 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
       simulator.apply({ kind: "add", flight: record });
     }
   }
-  const sim = await startSimulator({ simulator, live: false, tokens: [token] });
+  const upstream: UpstreamExchange[] = [];
+  const sim = await startSimulator({
+    simulator,
+    live: false,
+    tokens: [token],
+    onResponse: (entry) => upstream.push({ ...entry, at: Date.now() }),
+  });
   const redis = await testRedis(`acc-${options.name.replace(/\W+/g, "-").slice(0, 20)}`);
   const slack = await startSlackReceiver();
   const smtp = await startSmtpReceiver();
@@ -560,6 +579,7 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
   };
   const world: OpenWorld = {
     sim,
+    upstream,
     redis,
     keys: redisKeys(redis.prefix),
     slack,
@@ -572,7 +592,11 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
     t0: 0,
     spawn(slot, extra = {}) {
       if (world.daemons[slot]) throw new Error(`daemon ${slot} is already running`);
-      const proc = spawnCli(["run"], { ...env, WEBHOOK_URL: world.webhook.url, ...extra });
+      const proc = spawnCli(["run", "--consumer", `daemon-${slot}`], {
+        ...env,
+        WEBHOOK_URL: world.webhook.url,
+        ...extra,
+      });
       world.daemons[slot] = proc;
       world.started.push({ slot, proc, killed: false });
       return proc;
