@@ -195,6 +195,8 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
           }),
           rules: rules.current,
           now,
+          // A process that polls catches up after downtime before groups close.
+          ...(client ? { detection: new DetectionStore(await connect(), keys) } : {}),
         });
         loop(async () => {
           const alerts = await dispatcher.step();

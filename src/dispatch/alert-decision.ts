@@ -76,30 +76,50 @@ export interface Decision {
 /**
  * Takes the matches of one rule for one flight from one observation (all same rule,
  * same flight key). Anything already due is flushed first, so a late call never lets a
- * change join a group whose window has ended.
+ * change join a group whose window has ended — except while catching up (`catchUp`).
  */
 export function admitMatches(
   state: AlertState | undefined,
   rule: Rule,
   matches: readonly RuleMatch[],
   now: number,
+  catchUp?: CatchUp,
 ): Decision {
   // Pruned first too, so memory past its time is never used, however late this call comes.
   const next: AlertState = (state && pruneState(structuredClone(state), rule, now)) ?? {};
-  const alerts = flushReady(next, rule, now);
+  const alerts = flushReady(next, rule, now, catchUp);
   for (const match of matches) admitOne(next, rule, match, now);
-  alerts.push(...flushReady(next, rule, now));
+  alerts.push(...flushReady(next, rule, now, catchUp));
   return decided(next, rule, alerts, now);
 }
 
+/**
+ * A daemon back after downtime, until detection has caught up. A group opened before
+ * (`since`) whose window outlasted detection's last look (`seenUntil`) was never sent,
+ * and a change found while catching up may have come within its window: the group stays
+ * open and takes it, and goes out as the flight is now, not with a value superseded
+ * while nobody watched. Groups opened since close as usual.
+ */
+export interface CatchUp {
+  /** When the daemon came back: groups opened before it. */
+  since: number;
+  /** Start of the last successful poll before the downtime: nothing later is known. */
+  seenUntil: number;
+}
+
 /** Called at/after dueAt: flushes a group whose wait is over, releases held changes. Idempotent when nothing is due. */
-export function flushDue(state: AlertState | undefined, rule: Rule, now: number): Decision {
+export function flushDue(
+  state: AlertState | undefined,
+  rule: Rule,
+  now: number,
+  catchUp?: CatchUp,
+): Decision {
   const due = nextDue(state);
   if (state === undefined || due === undefined || due > now) {
     return withDue({ state, alerts: [] }, due);
   }
   const next = pruneState(structuredClone(state), rule, now) ?? {};
-  return decided(next, rule, flushReady(next, rule, now), now);
+  return decided(next, rule, flushReady(next, rule, now, catchUp), now);
 }
 
 function decided(state: AlertState, rule: Rule, alerts: Alert[], now: number): Decision {
@@ -212,12 +232,17 @@ function setOptional<T extends object, K extends keyof T>(target: T, key: K, val
   else target[key] = value;
 }
 
-/** Takes out whatever is due at `now` and decides it: at most one alert. */
-function flushReady(state: AlertState, rule: Rule, now: number): Alert[] {
+/** Takes out whatever is due at `now` and decides it: at most one alert (a group kept open by `catchUp` waits). */
+function flushReady(state: AlertState, rule: Rule, now: number, catchUp?: CatchUp): Alert[] {
   const ready: { change: PendingChange; released: boolean }[] = [];
   let openedAt = Number.POSITIVE_INFINITY;
   const group = state.group;
-  if (group && group.dueAt <= now) {
+  const catchingUp =
+    group !== undefined &&
+    catchUp !== undefined &&
+    group.openedAt < catchUp.since &&
+    group.dueAt > catchUp.seenUntil;
+  if (group && group.dueAt <= now && !catchingUp) {
     delete state.group;
     const release = suppressRelease(group.changes, rule);
     if (release !== undefined && release > now) {

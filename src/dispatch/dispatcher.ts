@@ -8,6 +8,16 @@
  * point neither loses a match nor writes an alert twice; decisions ignore an event
  * they already took, so an entry decided again after a lost acknowledgement adds
  * nothing.
+ *
+ * Catching up after downtime: a group that fell due while the daemon was down was
+ * never sent, and the changes made meanwhile are not known until detection has polled
+ * again. So a dispatcher that polls (given `detection`) starts in catch-up: a group whose
+ * window was open at the last poll before the downtime stays open — the changes the
+ * first polls find join it — until a poll attempted since the start has been read to
+ * the end of the outbox. It then goes out as the flight is now (gate D1 → D3), never
+ * with a value superseded while nobody watched (D1 → D2, then D2 → D3). Other groups
+ * (every one of a rule without `group_wait`) close as usual; those due meanwhile wait
+ * for the end of the catch-up.
  */
 import { crashPoint } from "../crash-point.js";
 import type { OutboxConsumer, OutboxEntry } from "../detect/outbox-consumer.js";
@@ -15,8 +25,15 @@ import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import type { AlertStore, AlertTarget, AlertUpdate } from "../store/alert-store.js";
+import type { PollStatus } from "../store/detection-store.js";
 import type { Alert } from "./alert.js";
-import { type AlertState, admitMatches, type Decision, flushDue } from "./alert-decision.js";
+import {
+  type AlertState,
+  admitMatches,
+  type CatchUp,
+  type Decision,
+  flushDue,
+} from "./alert-decision.js";
 
 /** Default consumer group of the dispatcher on the outbox. */
 export const DISPATCH_GROUP = "dispatch";
@@ -33,14 +50,24 @@ export interface DispatcherOptions {
   now: () => number;
   /** Most due targets flushed per step (default 100). */
   flushBatch?: number;
+  /**
+   * The poll status, when this process polls: the dispatcher then catches up after
+   * downtime (see the module comment). Without it, groups close on time, whatever
+   * detection knows.
+   */
+  detection?: { readStatus(): Promise<PollStatus> };
 }
 
 /** Decides alerts from change events; one step at a time (`step`) or in a loop. */
 export class Dispatcher {
   readonly #options: DispatcherOptions;
+  /** Set at the first step of a dispatcher that polls; cleared once caught up. */
+  #catchUp: CatchUp | undefined;
+  #catchingUp: boolean;
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
+    this.#catchingUp = options.detection !== undefined;
   }
 
   /**
@@ -48,15 +75,22 @@ export class Dispatcher {
    * `blockMs` when none are), then flush what is due. Resolves to the alerts committed.
    */
   async step(): Promise<Alert[]> {
+    // The status before the read: a poll it shows has its entries in the outbox already.
+    const polledSinceStart = this.#catchingUp ? await this.#polledSinceStart() : true;
     const alerts: Alert[] = [];
+    let read = 0;
     try {
-      for (const entry of await this.#options.consumer.read()) {
-        alerts.push(...(await this.admit(entry)));
-      }
+      const entries = await this.#options.consumer.read();
+      read = entries.length;
+      for (const entry of entries) alerts.push(...(await this.admit(entry)));
     } catch (err) {
       // The rest of the batch is still pending: take it before anything newer.
       this.#options.consumer.rewind();
       throw err;
+    }
+    if (this.#catchingUp && polledSinceStart && read === 0) {
+      this.#catchingUp = false;
+      this.#catchUp = undefined;
     }
     alerts.push(...(await this.flushDue()));
     return alerts;
@@ -66,23 +100,31 @@ export class Dispatcher {
   async admit(entry: OutboxEntry): Promise<Alert[]> {
     const { consumer, store } = this.#options;
     const now = this.#options.now();
+    const catchUp = this.#catchUp;
     const ruleSet = this.#options.rules();
     const groups = groupByTarget(ruleSet.match(entry.value, now));
     crashPoint("dispatch.before-commit");
     const alerts = await store.transact(
       groups.map((g) => g.target),
-      (states) => groups.map((g, i) => toUpdate(admitMatches(states[i], g.rule, g.matches, now))),
+      (states) =>
+        groups.map((g, i) => toUpdate(admitMatches(states[i], g.rule, g.matches, now, catchUp))),
       { stream: consumer.stream, group: consumer.group, entryId: entry.entryId },
     );
     crashPoint("dispatch.after-commit");
     return alerts;
   }
 
-  /** Flushes every (rule, flight) whose group or held change is due by now. */
+  /**
+   * Flushes every (rule, flight) whose group or held change is due by now; while catching
+   * up, only those due before detection's last look (the others wait for its end).
+   */
   async flushDue(): Promise<Alert[]> {
     const { store } = this.#options;
     const now = this.#options.now();
-    const due = await store.due(now, this.#options.flushBatch ?? 100);
+    const catchUp = this.#catchUp;
+    const until = Math.min(now, catchUp?.seenUntil ?? now);
+    if (until === Number.NEGATIVE_INFINITY) return [];
+    const due = await store.due(until, this.#options.flushBatch ?? 100);
     const alerts: Alert[] = [];
     for (const target of due) {
       crashPoint("dispatch.before-flush-commit");
@@ -90,11 +132,25 @@ export class Dispatcher {
       alerts.push(
         ...(await store.transact([target], ([state]) => [
           // A rule removed by a reload takes its waiting groups with it.
-          rule ? toUpdate(flushDue(state, rule, now)) : { state: undefined, alerts: [] },
+          rule ? toUpdate(flushDue(state, rule, now, catchUp)) : { state: undefined, alerts: [] },
         ])),
       );
     }
     return alerts;
+  }
+
+  /**
+   * Whether a poll was attempted since this dispatcher's first step. The first call
+   * also fixes how far detection had looked before: the start of the last successful
+   * poll (nothing is known after it; with none, nothing at all).
+   */
+  async #polledSinceStart(): Promise<boolean> {
+    const status = await this.#options.detection?.readStatus();
+    this.#catchUp ??= {
+      since: this.#options.now(),
+      seenUntil: status?.lastSuccessAt ?? Number.NEGATIVE_INFINITY,
+    };
+    return (status?.lastAttemptAt ?? Number.NEGATIVE_INFINITY) >= this.#catchUp.since;
   }
 }
 

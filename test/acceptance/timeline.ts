@@ -66,6 +66,12 @@ export interface TimelineOptions {
   env?: Record<string, string>;
   /** The simulator's seed: its 150 background flights a day, which never change (default 7). */
   seed?: number;
+  /**
+   * The simulator's clock starts this far behind real time (default 0). A step may then
+   * move it on (`(w.sim.simulator.clock as ScaledClock).skip(ms)`) to stamp simulated
+   * minutes of changes within seconds, never ahead of the daemons' clock.
+   */
+  simulatorBehind?: string;
   /** Redis of the daemons (default the test Redis); the timeline's prefix is used either way. */
   redisUrl?: string;
   /** After the last step, how long to keep listening once every expectation is met (default 3 intervals + 2 s). */
@@ -533,7 +539,13 @@ interface OpenWorld extends World {
 
 async function openWorld(options: TimelineOptions, intervalMs: number): Promise<OpenWorld> {
   const token = `fw-acceptance-${options.name.replace(/\W+/g, "-")}`;
-  const simulator = createSimulator({ seed: options.seed ?? 7, flightsPerDay: 150, evolve: false });
+  const behind = parseDuration(options.simulatorBehind ?? "0s", "simulatorBehind");
+  const simulator = createSimulator({
+    seed: options.seed ?? 7,
+    flightsPerDay: 150,
+    evolve: false,
+    startMs: Date.now() - behind,
+  });
   const now = simulator.clock.now();
   for (const flight of options.cast ?? []) {
     for (const record of castRecords(flight, now)) {

@@ -264,6 +264,50 @@ describe("idempotence", () => {
   });
 });
 
+describe("catching up after downtime", () => {
+  const r = rule({ groupWaitMs: MINUTE });
+  const open = () => admitMatches(undefined, r, [{ rule: r, event: gate("D1", "D2", 1) }], T0);
+  const back = T0 + 10 * MINUTE;
+  // Detection last looked 1 s after the group opened; the daemon came back 10 min later.
+  const catchUp = { since: back, seenUntil: T0 + 1_000 };
+  const moves = (alerts: readonly { changes: { old?: unknown; new?: unknown }[] }[]) =>
+    alerts.map((a) => a.changes.map((c) => `${c.old}→${c.new}`));
+
+  it("a group whose window outlasted detection's last look stays open and takes what catch-up finds", () => {
+    const held = flushDue(open().state, r, back, catchUp);
+    expect(held.alerts).toEqual([]);
+    const joined = admitMatches(
+      held.state,
+      r,
+      [{ rule: r, event: gate("D2", "D3", 2) }],
+      back,
+      catchUp,
+    );
+    expect(joined.alerts).toEqual([]);
+    // Caught up: it goes out as the flight is now.
+    expect(moves(flushDue(joined.state, r, back + 500).alerts)).toEqual([["D1→D3"]]);
+  });
+
+  it("without catch-up, the late change finds its group closed: D1→D2, then D2→D3 a group later", () => {
+    const late = admitMatches(open().state, r, [{ rule: r, event: gate("D2", "D3", 2) }], back);
+    expect(moves(late.alerts)).toEqual([["D1→D2"]]);
+  });
+
+  it("a group that closed before detection's last look, or opened since, closes on time", () => {
+    const seenPast = { since: back, seenUntil: T0 + MINUTE };
+    expect(moves(flushDue(open().state, r, back, seenPast).alerts)).toEqual([["D1→D2"]]);
+    const now0 = rule();
+    const fresh = admitMatches(
+      undefined,
+      now0,
+      [{ rule: now0, event: gate("D1", "D2", 1) }],
+      back,
+      catchUp,
+    );
+    expect(moves(fresh.alerts)).toEqual([["D1→D2"]]);
+  });
+});
+
 describe("alert ids", () => {
   it("are deterministic: rule, flight and events in order", () => {
     // A fixed value: ids must be the same in every process and after restarts.

@@ -6,6 +6,7 @@ import { DISPATCH_GROUP, Dispatcher } from "../../src/dispatch/dispatcher.js";
 import type { Rule } from "../../src/rules/rule.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { AlertStore } from "../../src/store/alert-store.js";
+import type { PollStatus } from "../../src/store/detection-store.js";
 import { encodeOutboxEntries, OUTBOX_FIELD } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { changeEvent } from "../rules/event-builder.js";
@@ -169,5 +170,82 @@ describe("Dispatcher on a real Redis", () => {
       last = String(change?.new);
     }
     expect(last).toBe("G30");
+  });
+
+  describe("catching up after downtime (a dispatcher that polls)", () => {
+    /** The poll status a restarted daemon finds, as the poller keeps it in Redis. */
+    let status: PollStatus;
+    const restarted = () =>
+      new Dispatcher({
+        consumer,
+        store,
+        rules: () => rules,
+        now: () => now,
+        detection: { readStatus: async () => status },
+      });
+
+    it("keeps a group that fell due while down open for the changes found meanwhile: D1 → D3, never D2", async () => {
+      build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
+      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      await commit([gate("D1", "D2", 1)]);
+      expect(await dispatcher.step()).toEqual([]);
+      // Stopped for ten minutes; the gate moved on to D3 meanwhile.
+      now += 10 * 60_000;
+      const back = restarted();
+      const alerts = [...(await back.step())];
+      // The first poll since the start finds D3.
+      await commit([gate("D2", "D3", 2)]);
+      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      now += 500;
+      alerts.push(...(await back.step()), ...(await back.step()));
+      expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D1", "D3"]]]);
+      // Caught up: groups close on time again.
+      await commit([gate("D3", "D4", 3)]);
+      expect(await back.step()).toEqual([]);
+      now += 8_000;
+      const next = await back.step();
+      expect(next.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D3", "D4"]]]);
+    });
+
+    it("sends each change of a rule without group_wait on its own, even while catching up", async () => {
+      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      // Committed before a kill, never decided: the restarted dispatcher finds it pending.
+      await commit([gate("D1", "D2", 1)]);
+      now += 60_000;
+      const back = restarted();
+      const alerts = [...(await back.step())];
+      await commit([gate("D2", "D3", 2)]);
+      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      alerts.push(...(await back.step()), ...(await back.step()));
+      expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([
+        [["D1", "D2"]],
+        [["D2", "D3"]],
+      ]);
+    });
+
+    it("sends what it knows once a poll since the start has failed (the upstream is down)", async () => {
+      build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
+      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      await commit([gate("D1", "D2", 1)]);
+      expect(await dispatcher.step()).toEqual([]);
+      now += 10 * 60_000;
+      const back = restarted();
+      expect(await back.step()).toEqual([]);
+      status = { ...status, lastAttemptAt: now + 100, failures: 1 };
+      now += 500;
+      const alerts = await back.step();
+      expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D1", "D2"]]]);
+    });
+
+    it("flushes on time a group already due before the last poll before the downtime", async () => {
+      build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
+      await commit([gate("D1", "D2", 1)]);
+      expect(await dispatcher.step()).toEqual([]);
+      // Detection ran past the group's due time, then the dispatcher alone was down.
+      status = { lastAttemptAt: now + 9_000, lastSuccessAt: now + 9_000, failures: 0 };
+      now += 10 * 60_000;
+      const alerts = await restarted().step();
+      expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D1", "D2"]]]);
+    });
   });
 });
