@@ -70,6 +70,11 @@ export interface UpstreamErrorDetails {
   status?: number;
   /** Number of attempts made, retries included. */
   attempts?: number;
+  /**
+   * The last answer's `Retry-After`, ms (capped at the client's longest): the
+   * upstream asked not to be asked again sooner, so the next poll waits for it too.
+   */
+  retryAfterMs?: number;
 }
 
 /** An upstream exchange failed; `details` says which and how. */

@@ -124,17 +124,18 @@ export class HttpTransport {
         };
       }
       const willRetry = verdict.retry && attempt < maxAttempts;
+      const retryAfterMs = parseRetryAfter(result.headers?.["retry-after"], this.#options.now());
       const retryDelayMs = willRetry
-        ? backoffDelay(
-            attempt,
-            parseRetryAfter(result.headers?.["retry-after"], this.#options.now()),
-            this.#options.random,
-            this.#options,
-          )
+        ? backoffDelay(attempt, retryAfterMs, this.#options.random, this.#options)
         : undefined;
       this.#emit({ ...exchange, outcome: verdict.reason, willRetry, retryDelayMs });
       if (retryDelayMs === undefined) {
-        throw this.#finalError(req, verdict.reason, attempt, status, result);
+        const error = this.#finalError(req, verdict.reason, attempt, status, result);
+        // Given up on, not waited out: the caller's next try must wait for it instead.
+        if (verdict.retry && retryAfterMs !== undefined) {
+          error.details.retryAfterMs = Math.min(retryAfterMs, this.#options.maxRetryAfterMs);
+        }
+        throw error;
       }
       await this.#options.sleep(retryDelayMs, req.signal);
     }

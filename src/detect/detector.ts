@@ -14,7 +14,8 @@
  * silently too, as in a baseline: they were published before we looked.
  *
  * A failed poll commits nothing (the watermark stays), counts the failure and backs
- * off: the next attempt waits interval × 2^(failures − 1), at most `maxBackoffMs`.
+ * off: the next attempt waits interval × 2^(failures − 1), at most `maxBackoffMs`,
+ * and never less than a `Retry-After` the client gave up on.
  */
 import type { FlightApiClient } from "../api/flight-api-client.js";
 import { crashPoint } from "../crash-point.js";
@@ -22,7 +23,7 @@ import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
 import { diffFlight, removedChange } from "../diff/flight-diff.js";
 import { type FlightSnapshot, identityOf } from "../diff/flight-snapshot.js";
-import { describeError, type FlightwatchError } from "../errors.js";
+import { describeError, type FlightwatchError, UpstreamError } from "../errors.js";
 import type { DetectionState, DetectionStore } from "../store/detection-store.js";
 import {
   emptyReadResult,
@@ -280,11 +281,16 @@ export class Detector {
         this.settings.intervalMs * 2 ** (failures - 1),
         this.settings.maxBackoffMs,
       );
+      // A refusal's Retry-After counts from its answer, not from the poll's start
+      // (which retries may have left far behind).
+      const retryAfterMs =
+        report.error instanceof UpstreamError ? report.error.details.retryAfterMs : undefined;
+      const notBefore = retryAfterMs === undefined ? 0 : this.#now() + retryAfterMs;
       await this.#store.writeStatus({
         lastAttemptAt: report.startedAt,
         failures,
         lastError: report.error ? describeError(report.error) : "unknown error",
-        nextAttemptAt: report.startedAt + backoff,
+        nextAttemptAt: Math.max(report.startedAt + backoff, notBefore),
         behindMs: report.behindMs,
       });
       return;
