@@ -23,6 +23,7 @@ import type { RuleSet } from "../rules/rule-matcher.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
+import { RedisTroubleLog } from "./redis-trouble.js";
 
 /** What a daemon is built from. */
 export interface DaemonOptions {
@@ -79,6 +80,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const delivers = role !== "poller";
   const metrics = new FlightwatchMetrics({ now, clockRate });
   const ops: Redis = await connectRedis(config.redis.url);
+  // Every connection drops together when Redis goes away; the ops one coming back says
+  // Redis is back (it reconnects by itself, idle or not).
+  const trouble = new RedisTroubleLog(log);
+  ops.on("ready", () => trouble.recovered());
   const queues = new DeliveryQueues(ops, keys, {
     onError: (err) => log.debug({ err }, "queue connection error"),
   });
@@ -200,7 +205,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             else log.error(fields, describeRecord(record));
             options.onRecord?.(record);
           },
-          onError: (err) => log.error({ err }, "delivery worker error"),
+          onError: (err) => trouble.error(err, "delivery worker error"),
         },
         onDropped: (alert) =>
           log.warn({ alertId: alert.id, ruleId: alert.ruleId }, "alert not sent: its rule is gone"),
@@ -210,7 +215,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logPoll(log, ++polled, report);
         options.onPoll?.(report);
       },
-      onError: (err) => log.error({ err }, "pipeline error"),
+      onError: (err) => trouble.error(err, "pipeline error"),
     });
   } catch (err) {
     await watcher?.stop().catch(() => undefined);

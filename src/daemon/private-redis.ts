@@ -60,18 +60,32 @@ export async function startPrivateRedis(binary: string): Promise<PrivateRedis> {
   };
   process.once("exit", stop);
   const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 50; i++) {
+  if (await answersSoon(url, child)) return { url, stop };
+  stop();
+  throw new Error(`${binary} did not start on port ${port}`);
+}
+
+/**
+ * Whether the Redis `child` started answers at `url` within `timeoutMs` (default
+ * 5 s); false at once when the child exits first (its port taken, say).
+ */
+export async function answersSoon(
+  url: string,
+  child: ChildProcess,
+  timeoutMs = 5_000,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
     try {
       const redis = await connectRedis(url, { timeoutMs: 500 });
       redis.disconnect();
-      return { url, stop };
+      return true;
     } catch {
-      if (child.exitCode !== null) break;
+      if (child.exitCode !== null || child.signalCode !== null) return false;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  stop();
-  throw new Error(`${binary} did not start on port ${port}`);
+  return false;
 }
 
 /** A loopback port that was free a moment ago (nothing listens on it now). */

@@ -59,7 +59,11 @@ export async function startDeliveryStage(options: DeliveryStageOptions): Promise
   const plain = await options.connect();
   const senders = typeof options.senders === "function" ? options.senders(plain) : options.senders;
   const queues = new DeliveryQueues(plain, keys);
-  const log = new DeliveryLog(plain, keys);
+  // The workers' records go through BullMQ's kind of connection, which waits while
+  // Redis is away instead of failing after three tries: a record that failed after a
+  // webhook was delivered would turn the delivery into a retry and send it twice.
+  const connection = await options.connect(true);
+  const log = new DeliveryLog(connection, keys);
   let notifier: Notifier | undefined;
   if (options.notify !== false) {
     const consumer = new AlertConsumer({
@@ -81,7 +85,7 @@ export async function startDeliveryStage(options: DeliveryStageOptions): Promise
   }
   const workers = new DeliveryWorkers({
     ...options.workers,
-    connection: await options.connect(true),
+    connection,
     keys,
     senders,
     rules: options.rules,

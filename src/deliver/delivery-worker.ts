@@ -35,6 +35,10 @@ export interface DeliveryWorkersOptions {
   rules: () => RuleSet;
   /** Airport time zone for messages. */
   zone: string;
+  /**
+   * Where attempts are recorded; on a connection that waits for Redis (BullMQ's kind):
+   * a record that fails after a delivery would make the job send it again.
+   */
   log: DeliveryLog;
   /** Wall clock (default Date.now): signatures and `Retry-After` dates are real time. */
   now?: () => number;

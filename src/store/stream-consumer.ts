@@ -5,7 +5,8 @@
  * a crash the same consumer name gets its pending entries again first, and entries a
  * vanished consumer left pending longer than `claimIdleMs` are claimed by another.
  * Delivery is at least once: a consumer that crashes after handling an entry but
- * before acknowledging it sees the entry again, unchanged.
+ * before acknowledging it sees the entry again, unchanged; so does one whose
+ * connection broke (a Redis restart) while a read was under way.
  */
 import type { Redis } from "ioredis";
 
@@ -71,6 +72,12 @@ export class StreamConsumer<T> {
     this.#blockMs = options.blockMs ?? 1000;
     this.#count = options.count ?? 100;
     this.#claimIdleMs = options.claimIdleMs ?? 60_000;
+    // A read Redis served whose reply was lost with the connection (Redis stopped or
+    // crashed before writing it) left its entries pending under this name, unseen;
+    // ioredis sends the read again, which gets only newer ones. So after any break in
+    // the connection, this consumer's own pending entries come first again — not
+    // `claimIdleMs` later.
+    options.redis.on("close", () => this.rewind());
   }
 
   /**

@@ -1,0 +1,132 @@
+/**
+ * Redis outages as an operator should read them. While Redis is away every connection
+ * of the daemon (the loops', BullMQ's workers and queues) fails on every reconnect
+ * attempt, and everything retries by itself until Redis is back: one warning when
+ * that starts, one reminder per `repeatMs` while it lasts, and one info line when
+ * Redis answers again — not an error line per attempt per connection. A job that lost
+ * its lock meanwhile is a warning of its own; every other error is logged at error
+ * level, each one.
+ */
+import { ErrorCode, FlightwatchError } from "../errors.js";
+import type { Logger } from "../log/logger.js";
+
+/** Socket error codes that mean Redis cannot be reached (or went away mid-command). */
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/**
+ * Whether `err` says Redis is out of reach for now — a refused or dropped connection,
+ * a command given up after the reconnect attempts it was allowed, a Redis still
+ * loading its data — rather than a fault of the command itself.
+ */
+export function isRedisConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && CONNECTION_CODES.has(code)) return true;
+  if (err instanceof FlightwatchError) return err.code === ErrorCode.REDIS_UNAVAILABLE;
+  return (
+    err.name === "MaxRetriesPerRequestError" ||
+    err.message === "Connection is closed." ||
+    err.message.startsWith("Command aborted due to connection close") ||
+    err.message.startsWith("LOADING ")
+  );
+}
+
+/**
+ * Whether `err` is BullMQ saying a job's lock was gone: renewing it failed, or the
+ * job could not be finished under it (its lock, or the job itself — run again and
+ * removed meanwhile — missing). The lock expires by Redis's clock, so an outage
+ * longer than the lock, like a stalled process, hands the job to another worker —
+ * which runs it again (a poll is redone; a notification is sent again under its id).
+ */
+export function isLockLost(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return [
+    "could not renew lock for job ",
+    "Missing lock for job ",
+    "Lock mismatch for job ",
+    "Missing key for job ",
+  ].some((start) => err.message.startsWith(start));
+}
+
+/** How often the reminder comes, and the clock (real time). */
+export interface RedisTroubleLogOptions {
+  /** Least time between two warnings of one outage (default 30 s). */
+  repeatMs?: number;
+  now?: () => number;
+}
+
+/** Logs the errors of the daemon's parts, summarising Redis outages. */
+export class RedisTroubleLog {
+  readonly #log: Logger;
+  readonly #repeatMs: number;
+  readonly #now: () => number;
+  /** Start of the outage under way, and of its last warning. */
+  #since: number | undefined;
+  #warnedAt = 0;
+  /** Connection errors seen in the outage, and those held back since the last warning. */
+  #errors = 0;
+  #heldBack = 0;
+
+  constructor(log: Logger, options: RedisTroubleLogOptions = {}) {
+    this.#log = log;
+    this.#repeatMs = options.repeatMs ?? 30_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** An error of a part of the daemon (`msg` says which: "pipeline error", …). */
+  error(err: Error, msg: string): void {
+    if (isLockLost(err)) {
+      this.#log.warn(
+        { err, source: msg },
+        "a job outlived its lock (Redis away longer than the lock, or this process stalled): another worker runs it again",
+      );
+      return;
+    }
+    if (!isRedisConnectionError(err)) {
+      this.#log.error({ err }, msg);
+      return;
+    }
+    const now = this.#now();
+    this.#errors++;
+    if (this.#since === undefined) {
+      this.#since = now;
+      this.#warnedAt = now;
+      this.#heldBack = 0;
+      this.#log.warn({ err, source: msg }, "Redis out of reach; retrying until it answers");
+      return;
+    }
+    if (now - this.#warnedAt < this.#repeatMs) {
+      this.#heldBack++;
+      return;
+    }
+    this.#log.warn(
+      { err, source: msg, downMs: now - this.#since, heldBack: this.#heldBack },
+      `Redis still out of reach after ${seconds(now - this.#since)}; retrying`,
+    );
+    this.#warnedAt = now;
+    this.#heldBack = 0;
+  }
+
+  /** Redis answers again (a connection is ready): ends the outage, if one was under way. */
+  recovered(): void {
+    if (this.#since === undefined) return;
+    const downMs = this.#now() - this.#since;
+    this.#log.info(
+      { downMs, errors: this.#errors },
+      `Redis answers again after ${seconds(downMs)}; carrying on`,
+    );
+    this.#since = undefined;
+    this.#errors = 0;
+  }
+}
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

@@ -1,0 +1,79 @@
+/**
+ * The delivery stage across a restart of Redis (a private redis-server with AOF,
+ * killed with SIGKILL): a webhook that was delivered while Redis was away is recorded
+ * once Redis is back and counts as delivered — it is not tried, and sent, again.
+ */
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DeliveryRecord } from "../../src/deliver/delivery-log.js";
+import { type DeliveryStage, startDeliveryStage } from "../../src/deliver/delivery-stage.js";
+import { WebhookSender } from "../../src/deliver/webhook-sender.js";
+import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { connectRedis } from "../../src/store/redis-connection.js";
+import { redisKeys } from "../../src/store/redis-keys.js";
+import { sleep, waitFor } from "../support/crash-run.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { startWebhookReceiver } from "../support/webhook-receiver.js";
+import { hook, jobsOf, ruleWith } from "./delivery-rig.js";
+import { alertOf, gate, SECRET, ZONE } from "./webhook-fixtures.js";
+
+describe("delivery across a Redis restart", () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  }, 30_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("a webhook delivered while Redis is down is recorded when it is back, not sent again", async () => {
+    const connections: Redis[] = [];
+    const connect = async (forBullmq = false) => {
+      const redis = await connectRedis(server.url, { forBullmq });
+      connections.push(redis);
+      return redis;
+    };
+    let restart: Promise<void> | undefined;
+    // The first request takes Redis down (SIGKILL) and is answered while it is away:
+    // down longer than the three retries a plain command gets.
+    const receiver = await startWebhookReceiver({
+      secret: SECRET,
+      respond: (_delivery, n) => {
+        if (n === 1) restart = server.restart({ hard: true, downMs: 2_500 });
+        return { status: 204, delayMs: 300 };
+      },
+    });
+    const rule = ruleWith(hook(receiver.url));
+    const rules = new RuleSet([rule], { zone: ZONE });
+    const records: DeliveryRecord[] = [];
+    let stage: DeliveryStage | undefined;
+    try {
+      stage = await startDeliveryStage({
+        connect,
+        keys: redisKeys("fwtest-delivery-restart"),
+        rules: () => rules,
+        zone: ZONE,
+        senders: { webhook: new WebhookSender() },
+        consumer: "restart-test",
+        notify: false,
+        workers: { onRecord: (r) => records.push(r), onError: () => undefined },
+      });
+      const jobs = jobsOf(alertOf([gate("D7", "D9", 1)]), rule);
+      await stage.queues.enqueue(jobs);
+      await waitFor(async () => restart !== undefined, 10_000);
+      await restart;
+      const id = jobs[0]?.notification.id as string;
+      const job = await stage.queues.queue("webhook").getJob(id);
+      await waitFor(async () => (await job?.getState()) === "completed", 15_000);
+      // A retry would come 300 ms after the failed attempt (the SHORT schedule).
+      await sleep(1_500);
+      expect(receiver.deliveries.map((d) => d.id)).toEqual([id]);
+      expect(records.map((r) => [r.id, r.attempt, r.result])).toEqual([[id, 1, "delivered"]]);
+      expect((await stage.log.recent(10)).map((r) => r.result)).toEqual(["delivered"]);
+    } finally {
+      await stage?.close();
+      for (const redis of connections) redis.disconnect();
+      await receiver.close();
+    }
+  }, 60_000);
+});
