@@ -56,6 +56,11 @@ export interface SmtpReceiver {
   messages: ReceivedMail[];
   /** How many times RCPT TO named `address` (accepted or not). */
   rcptCount(address: string): number;
+  /**
+   * Replaces the RCPT TO and/or DATA scripts from now on (an outage that starts or
+   * ends mid-run); `undefined` for one accepts everything again. Attempt counts go on.
+   */
+  script(scripts: Pick<SmtpReceiverOptions, "rcpt" | "data">): void;
   /** Resolves once `count` messages are in; rejects after `timeoutMs`. */
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
@@ -67,6 +72,10 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
   const rcptSeen = new Map<string, number>();
   const waiters = new Set<() => void>();
   let dataAttempts = 0;
+  let scripts: Pick<SmtpReceiverOptions, "rcpt" | "data"> = {
+    rcpt: options.rcpt,
+    data: options.data,
+  };
 
   const server = new SMTPServer({
     secure: false,
@@ -88,7 +97,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
       const key = address.address.toLowerCase();
       const attempt = (rcptSeen.get(key) ?? 0) + 1;
       rcptSeen.set(key, attempt);
-      const reply = options.rcpt?.(address.address, attempt);
+      const reply = scripts.rcpt?.(address.address, attempt);
       callback(reply ? replyError(reply) : null);
     },
     onData(stream, session: SMTPServerSession, callback) {
@@ -97,7 +106,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
       stream.on("end", () => {
         dataAttempts += 1;
         const to = session.envelope.rcptTo.map((a) => a.address);
-        const reply = options.data?.(to, dataAttempts);
+        const reply = scripts.data?.(to, dataAttempts);
         if (reply) {
           callback(replyError(reply));
           return;
@@ -124,6 +133,9 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
       return `smtp://${auth}127.0.0.1:${port}`;
     },
     rcptCount: (address) => rcptSeen.get(address.toLowerCase()) ?? 0,
+    script(next) {
+      scripts = { ...scripts, ...next };
+    },
     waitForMessages(count, timeoutMs = 5_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -65,6 +65,13 @@ export interface WebhookReceiver {
   waitFor(count: number, timeoutMs?: number): Promise<void>;
   /** Resolves when at least `count` distinct ids have been accepted; rejects after `timeoutMs`. */
   waitForIds(count: number, timeoutMs?: number): Promise<void>;
+  /**
+   * An outage: stops listening and drops open connections, so senders get "connection
+   * refused" until `up()`. Requests already answered stay recorded.
+   */
+  down(): Promise<void>;
+  /** Ends an outage: listens again on the same port (the URL does not change). */
+  up(): Promise<void>;
   /** Stops listening and drops open connections (delayed answers are abandoned). */
   close(): Promise<void>;
 }
@@ -154,6 +161,18 @@ export async function startWebhookReceiver(
     // Accepted ids are added when the answer is written, which may be after a delay.
     waitForIds: (count, timeoutMs = 5_000) =>
       wait(() => accepted.size >= count, `${count} ids expected`, timeoutMs),
+    down: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    up: () =>
+      new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, "127.0.0.1", () => {
+          server.off("error", reject);
+          resolve();
+        });
+      }),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
