@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
 import { type DeliveryRecord, describeRecord } from "../deliver/delivery-log.js";
+import type { DeliveryJob } from "../deliver/delivery-queues.js";
 import { readEmailSettings } from "../deliver/email-settings.js";
 import { buildSenders } from "../deliver/senders.js";
 import { describePoll } from "../detect/describe-poll.js";
@@ -286,6 +287,10 @@ export async function runWatchCommand(
                     process.stderr.write(`${describeRecord(record)}\n`);
                   }
                 },
+                onAbandoned: (job: DeliveryJob) =>
+                  process.stderr.write(
+                    `flightwatch: delivery: ${job.notification.id} not sent: lock lost before sending; another worker has it\n`,
+                  ),
                 onError: (err: Error) =>
                   process.stderr.write(`flightwatch: delivery: ${describeError(err)}\n`),
               },

@@ -205,6 +205,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             else log.error(fields, describeRecord(record));
             options.onRecord?.(record);
           },
+          onAbandoned: (job, attempt) =>
+            log.warn(
+              {
+                notificationId: job.notification.id,
+                ruleId: job.notification.ruleId,
+                channel: job.notification.channel,
+                type: job.notification.type,
+                flight: job.notification.alert.flight.key,
+                destination: job.destination,
+                attempt,
+              },
+              "lock lost before sending; another worker has it",
+            ),
           onError: (err) => trouble.error(err, "delivery worker error"),
         },
         onDropped: (alert) =>

@@ -19,6 +19,19 @@ export interface SendContext {
   attempt: number;
   /** Email: the recipients still to deliver to (all of `to` on the first attempt). */
   recipients?: string[];
+  /**
+   * Whether the attempt is still this process's to make (its job's lock still held,
+   * and now renewed). Senders ask it last thing before the network send — after any
+   * pace wait — and return `{ status: "abandoned" }` on false: a job taken for
+   * stalled meanwhile is another worker's, and two sends would be a duplicate that
+   * Slack and mail cannot recognise. Absent outside a delivery worker.
+   */
+  stillMine?: () => Promise<boolean>;
+}
+
+/** The sender's last check before the network send: false when the job changed hands. */
+export async function stillMine(context: SendContext): Promise<boolean> {
+  return context.stillMine === undefined || (await context.stillMine());
 }
 
 /** Sends notifications through one channel type. */

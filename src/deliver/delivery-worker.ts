@@ -9,7 +9,10 @@
  * fixed URL in a rule file applies to retries and re-sent dead letters, and no
  * secret is stored in the queue. A worker killed mid-send leaves its job locked;
  * BullMQ's stalled-job check hands it to another worker, which sends it again under
- * the same notification id — a repeat the receiver can recognise.
+ * the same notification id — a repeat the receiver can recognise. A worker that is
+ * alive but was taken for dead (its lock renewals late: a stalled event loop, a long
+ * pace wait under load) checks and renews its lock just before the send, and leaves
+ * the job to the worker that has it when the lock is gone.
  */
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -52,6 +55,8 @@ export interface DeliveryWorkersOptions {
   stalledIntervalMs?: number;
   /** Called after each attempt is recorded. */
   onRecord?: (record: DeliveryRecord) => void;
+  /** Called when an attempt is dropped unsent: the job's lock was lost, another worker has it. */
+  onAbandoned?: (job: DeliveryJob, attempt: number) => void;
   /** Called on a worker error (Redis trouble); the worker carries on. */
   onError?: (err: Error) => void;
 }
@@ -80,11 +85,13 @@ export class DeliveryWorkers {
   readonly #workers: Worker<DeliveryJob>[] = [];
   readonly #now: () => number;
   readonly #random: () => number;
+  readonly #lockDurationMs: number;
 
   constructor(options: DeliveryWorkersOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
+    this.#lockDurationMs = options.lockDurationMs ?? 30_000;
     const { connection, keys } = options;
     for (const [type, sender] of Object.entries(options.senders) as [
       ChannelType,
@@ -97,7 +104,7 @@ export class DeliveryWorkers {
           connection,
           prefix: keys.queuePrefix,
           concurrency: options.concurrency?.[type] ?? DEFAULT_CONCURRENCY[type],
-          lockDuration: options.lockDurationMs ?? 30_000,
+          lockDuration: this.#lockDurationMs,
           stalledInterval: options.stalledIntervalMs ?? 30_000,
           // A killed worker must not turn its jobs into dead letters: hand them on again.
           maxStalledCount: 100,
@@ -134,7 +141,13 @@ export class DeliveryWorkers {
   ): Promise<unknown> {
     const { notification, destination } = job.data;
     const attempt = job.attemptsMade + 1;
-    const outcome = await this.#attempt(sender, job, attempt);
+    const outcome = await this.#attempt(sender, job, attempt, token);
+    if (outcome.status === "abandoned") {
+      this.#options.onAbandoned?.(job.data, attempt);
+      // After a DelayedError BullMQ leaves the job as it is (as after moveToDelayed):
+      // it belongs to the worker that holds its lock now, and nothing is recorded here.
+      throw new DelayedError();
+    }
     const record: DeliveryRecord = {
       at: this.#now(),
       id: notification.id,
@@ -193,6 +206,7 @@ export class DeliveryWorkers {
     sender: ChannelSender,
     job: Job<DeliveryJob>,
     attempt: number,
+    token: string | undefined,
   ): Promise<SendOutcome> {
     const { notification } = job.data;
     const rule = this.#options.rules().get(notification.ruleId);
@@ -224,6 +238,7 @@ export class DeliveryWorkers {
       now: this.#now,
       attempt,
       ...(job.data.recipients ? { recipients: job.data.recipients } : {}),
+      stillMine: () => this.#stillMine(job, token),
     });
     crashPoint("deliver.after-send");
     if (endpoint && outcome.status === "failed" && outcome.disableEndpoint) {
@@ -236,6 +251,22 @@ export class DeliveryWorkers {
       });
     }
     return outcome;
+  }
+
+  /**
+   * Whether this worker still holds the job's lock, renewing it if so (BullMQ's
+   * extendLock answers 1 only to the token that holds it). A check that fails is a
+   * "no": the job is then sent after its lock expires, by whichever worker takes it.
+   */
+  async #stillMine(job: Job<DeliveryJob>, token: string | undefined): Promise<boolean> {
+    // BullMQ's own workers always pass a token; without one there is no lock to lose.
+    if (token === undefined) return true;
+    try {
+      return (await job.extendLock(token, this.#lockDurationMs)) === 1;
+    } catch (err) {
+      this.#options.onError?.(err as Error);
+      return false;
+    }
   }
 
   async #record(record: DeliveryRecord): Promise<void> {

@@ -9,7 +9,7 @@
  */
 import nodemailer, { type Transporter } from "nodemailer";
 import type { EmailChannelSpec } from "../rules/rule.js";
-import type { ChannelSender, SendContext } from "./channel-sender.js";
+import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { emailMessage } from "./email-message.js";
 import type { EmailSettings } from "./email-settings.js";
 import { oneLine } from "./http-post.js";
@@ -103,6 +103,7 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
       context.zone,
       this.#settings.from,
     );
+    if (!(await stillMine(context))) return { status: "abandoned" };
     try {
       const info: SmtpInfo = await this.#transport.sendMail({
         ...message,

@@ -1,7 +1,8 @@
 /**
  * What one attempt to send a notification came to. Senders never throw for a
  * delivery failure: they return an outcome, and the delivery worker alone turns it
- * into "done", "try again (when)" or "dead letter" — the retry decision is made once.
+ * into "done", "try again (when)" or "dead letter" — the retry decision is made once
+ * (or into "not mine any more", when the job changed hands before the send).
  */
 import type { FailureReason as HttpFailureReason } from "../api/retry-policy.js";
 
@@ -62,4 +63,10 @@ export type SendOutcome =
       /** A webhook endpoint answered 410 Gone: stop sending to it until re-enabled. */
       disableEndpoint?: boolean;
       refused?: RefusedRecipient[];
-    };
+    }
+  /**
+   * Nothing was sent: the job's lock was gone just before the send (this worker was
+   * taken for dead while it waited, and the job handed to another). Not an attempt:
+   * not recorded, and the job is left to the worker that holds it now.
+   */
+  | { status: "abandoned" };

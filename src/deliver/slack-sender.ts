@@ -10,7 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { Agent, type Dispatcher } from "undici";
 import { parseRetryAfter } from "../api/retry-policy.js";
 import type { SlackChannelSpec } from "../rules/rule.js";
-import type { ChannelSender, SendContext } from "./channel-sender.js";
+import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { DEFAULT_PACE_INTERVAL_MS, type DestinationLimiter } from "./destination-limiter.js";
 import { type HttpPostResult, httpOutcome, oneLine, postJson } from "./http-post.js";
 import type { Notification } from "./notification.js";
@@ -57,7 +57,7 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
     this.#timeoutMs = options.timeoutMs;
   }
 
-  /** One paced attempt: wait for the webhook's slot, POST, read Slack's verdict. */
+  /** One paced attempt: wait for the webhook's slot, check the job is still ours, POST, read Slack's verdict. */
   async send(
     notification: Notification,
     channel: SlackChannelSpec,
@@ -96,6 +96,8 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
         };
       }
     }
+    // The wait may have outlived this worker's lock: the job may be another's by now.
+    if (!(await stillMine(context))) return { status: "abandoned" };
     const result = await postJson(
       channel.url,
       body,

@@ -10,7 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { Agent, type Dispatcher } from "undici";
 import { VERSION } from "../cli/version.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
-import type { ChannelSender, SendContext } from "./channel-sender.js";
+import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { httpOutcome, postJson } from "./http-post.js";
 import type { Notification } from "./notification.js";
 import type { SendOutcome } from "./send-outcome.js";
@@ -76,6 +76,7 @@ export class WebhookSender implements ChannelSender<WebhookChannelSpec> {
       }
       headers["webhook-signature"] = sign(key, notification.id, timestamp, message.body);
     }
+    if (!(await stillMine(context))) return { status: "abandoned" };
     const result = await postJson(channel.url, message.body, headers, {
       dispatcher: this.dispatcher,
       ...(this.timeoutMs !== undefined ? { timeoutMs: this.timeoutMs } : {}),

@@ -7,7 +7,7 @@ import type { Redis } from "ioredis";
 import type { ChannelSender } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { type DeliveryJob, DeliveryQueues } from "../../src/deliver/delivery-queues.js";
-import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
+import { DeliveryWorkers, type DeliveryWorkersOptions } from "../../src/deliver/delivery-worker.js";
 import { DestinationLimiter } from "../../src/deliver/destination-limiter.js";
 import { EmailSender } from "../../src/deliver/email-sender.js";
 import { readEmailSettings } from "../../src/deliver/email-settings.js";
@@ -93,6 +93,14 @@ export const gaps = (times: readonly number[]): number[] =>
 export const pause = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Worker settings a test may change (locks, concurrency, callbacks besides the rig's own). */
+export type RigWorkerOptions = Partial<
+  Pick<
+    DeliveryWorkersOptions,
+    "concurrency" | "lockDurationMs" | "stalledIntervalMs" | "onRecord" | "onAbandoned" | "onError"
+  >
+>;
+
 /** One test's delivery pipeline and receivers. */
 export class DeliveryRig {
   /** A plain connection (the queues' and the log's). */
@@ -102,7 +110,7 @@ export class DeliveryRig {
   readonly log: DeliveryLog;
   /** Every attempt recorded by the workers, in order. */
   readonly records: DeliveryRecord[] = [];
-  #workers: DeliveryWorkers | undefined;
+  readonly #workers: DeliveryWorkers[] = [];
   readonly #senders: ChannelSender[] = [];
   readonly #closers: Array<() => Promise<void> | void> = [];
   readonly #test: TestRedis;
@@ -150,8 +158,11 @@ export class DeliveryRig {
     return connection;
   }
 
-  /** Starts the workers with the real senders, paced at PACE_MS (email to `smtp` when given). */
-  async start(rules: Rule[], smtp?: SmtpReceiver): Promise<void> {
+  /**
+   * Starts the workers with the real senders, paced at PACE_MS (email to `smtp` when
+   * given). Called again, it starts another set, as another process would.
+   */
+  async start(rules: Rule[], smtp?: SmtpReceiver, options: RigWorkerOptions = {}): Promise<void> {
     const ruleSet = new RuleSet(rules, { zone: ZONE });
     const webhook = new WebhookSender();
     const slack = new SlackSender({
@@ -162,16 +173,21 @@ export class DeliveryRig {
       smtp ? readEmailSettings({ SMTP_URL: smtp.url(), EMAIL_FROM: FROM }) : undefined,
     );
     this.#senders.push(webhook, slack, email);
-    this.#workers = new DeliveryWorkers({
+    const workers = new DeliveryWorkers({
+      ...options,
       connection: await this.connection(true),
       keys: this.keys,
       senders: { webhook, slack, email },
       rules: () => ruleSet,
       zone: ZONE,
       log: this.log,
-      onRecord: (r) => this.records.push(r),
+      onRecord: (r) => {
+        this.records.push(r);
+        options.onRecord?.(r);
+      },
     });
-    await this.#workers.ready();
+    this.#workers.push(workers);
+    await workers.ready();
   }
 
   /** Resolves once `count` attempts have ended in delivered or dead. */
@@ -189,7 +205,7 @@ export class DeliveryRig {
 
   /** Stops the workers, then the senders, receivers and connections; deletes the prefix's keys. */
   async close(): Promise<void> {
-    await this.#workers?.close();
+    await Promise.all(this.#workers.map((w) => w.close()));
     await Promise.all(this.#senders.map((s) => s.close()));
     for (const close of this.#closers.reverse()) await close();
     await this.slack.close();
