@@ -11,9 +11,11 @@ import { deliveryEmailBenchmark } from "./delivery-email-bench.js";
 import { deliveryWebhookBenchmark } from "./delivery-webhook-bench.js";
 import { detectBenchmark } from "./detect-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
+import { pipelineBenchmark } from "./pipeline-bench.js";
 import { requestsBenchmark } from "./requests-bench.js";
 import { ruleLoadBenchmark } from "./rule-load-bench.js";
 import { rulesBenchmark } from "./rules-bench.js";
+import { scaleBenchmark } from "./scale-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 
@@ -48,6 +50,8 @@ const benchmarks: Benchmark[] = [
   ruleLoadBenchmark,
   deliveryWebhookBenchmark,
   deliveryEmailBenchmark,
+  pipelineBenchmark,
+  scaleBenchmark,
 ];
 
 const args = process.argv.slice(2);
