@@ -11,6 +11,7 @@ import { deliveryEmailBenchmark } from "./delivery-email-bench.js";
 import { deliveryWebhookBenchmark } from "./delivery-webhook-bench.js";
 import { detectBenchmark } from "./detect-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
+import { latencyBenchmark } from "./e2e-latency-bench.js";
 import { pipelineBenchmark } from "./pipeline-bench.js";
 import { requestsBenchmark } from "./requests-bench.js";
 import { ruleLoadBenchmark } from "./rule-load-bench.js";
@@ -46,6 +47,7 @@ const benchmarks: Benchmark[] = [
   diffBenchmark,
   detectBenchmark,
   requestsBenchmark,
+  latencyBenchmark,
   rulesBenchmark,
   ruleLoadBenchmark,
   deliveryWebhookBenchmark,
