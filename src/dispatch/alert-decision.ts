@@ -98,7 +98,9 @@ export function admitMatches(
  * (`since`) whose window outlasted detection's last look (`seenUntil`) was never sent,
  * and a change found while catching up may have come within its window: the group stays
  * open and takes it, and goes out as the flight is now, not with a value superseded
- * while nobody watched. Groups opened since close as usual.
+ * while nobody watched. So does a held change (a flap under `suppress` or after a
+ * correction) held before `since` until after `seenUntil`. Groups opened since close
+ * as usual.
  */
 export interface CatchUp {
   /** When the daemon came back: groups opened before it. */
@@ -232,17 +234,15 @@ function setOptional<T extends object, K extends keyof T>(target: T, key: K, val
   else target[key] = value;
 }
 
-/** Takes out whatever is due at `now` and decides it: at most one alert (a group kept open by `catchUp` waits). */
+/**
+ * Takes out whatever is due at `now` and decides it: at most one alert. A group or held
+ * change kept open by `catchUp` (see keptOpen) waits, and takes what catch-up finds.
+ */
 function flushReady(state: AlertState, rule: Rule, now: number, catchUp?: CatchUp): Alert[] {
   const ready: { change: PendingChange; released: boolean }[] = [];
   let openedAt = Number.POSITIVE_INFINITY;
   const group = state.group;
-  const catchingUp =
-    group !== undefined &&
-    catchUp !== undefined &&
-    group.openedAt < catchUp.since &&
-    group.dueAt > catchUp.seenUntil;
-  if (group && group.dueAt <= now && !catchingUp) {
+  if (group && group.dueAt <= now && !keptOpen(group.openedAt, group.dueAt, catchUp)) {
     delete state.group;
     const release = suppressRelease(group.changes, rule);
     if (release !== undefined && release > now) {
@@ -257,7 +257,8 @@ function flushReady(state: AlertState, rule: Rule, now: number, catchUp?: CatchU
   if (state.held) {
     const waiting: PendingChange[] = [];
     for (const change of state.held) {
-      if ((change.until ?? 0) <= now) {
+      const until = change.until ?? 0;
+      if (until <= now && !keptOpen(change.since, until, catchUp)) {
         ready.push({ change, released: true });
         openedAt = Math.min(openedAt, change.since);
       } else {
@@ -292,6 +293,15 @@ function flushReady(state: AlertState, rule: Rule, now: number, catchUp?: CatchU
   };
   if (state.current) alert.current = state.current;
   return [alert];
+}
+
+/**
+ * Whether a group, or a held change, that started at `since` and is due at `due` waits
+ * for the end of the catch-up: it started before the daemon came back and its time ran
+ * past detection's last look, so changes made meanwhile may belong to it.
+ */
+function keptOpen(since: number, due: number, catchUp: CatchUp | undefined): boolean {
+  return catchUp !== undefined && since < catchUp.since && due > catchUp.seenUntil;
 }
 
 /**

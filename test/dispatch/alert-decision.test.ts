@@ -306,6 +306,67 @@ describe("catching up after downtime", () => {
     );
     expect(moves(fresh.alerts)).toEqual([["D1→D2"]]);
   });
+
+  // A hold that began before the stop and ended while nobody watched is kept like a group.
+  const down = { since: T0 + 12 * MINUTE, seenUntil: T0 + 2 * MINUTE };
+  const json = <T>(x: T): T => JSON.parse(JSON.stringify(x));
+
+  it("flapping suppress: a group closed into a hold before the stop takes what catch-up finds (D1→D3 once)", () => {
+    const s = rule({ groupWaitMs: MINUTE, flapping: { action: "suppress", windowMs: 5 * MINUTE } });
+    const opened = admitMatches(undefined, s, [{ rule: s, event: gate("D1", "D2", 1) }], T0);
+    const closed = flushDue(opened.state, s, T0 + MINUTE); // held until T0+5m
+    expect(closed.alerts).toEqual([]);
+    const stored = json(closed.state);
+    // Without downtime the later move joins the hold: one alert D1→D3.
+    const live = admitMatches(
+      stored,
+      s,
+      [{ rule: s, event: gate("D2", "D3", 2) }],
+      T0 + 3 * MINUTE,
+    );
+    expect(moves(flushDue(json(live.state), s, T0 + 8 * MINUTE).alerts)).toEqual([["D1→D3"]]);
+    // Down from T0+2m to T0+12m: the first poll back finds D3.
+    const first = admitMatches(
+      stored,
+      s,
+      [{ rule: s, event: gate("D2", "D3", 2) }],
+      down.since,
+      down,
+    );
+    expect(first.alerts).toEqual([]);
+    expect(flushDue(json(first.state), s, down.since + 1_000, down).alerts).toEqual([]);
+    const caughtUp = flushDue(json(first.state), s, down.since + 2_000);
+    expect(moves(caughtUp.alerts)).toEqual([["D1→D3"]]);
+  });
+
+  it("flapping correct: a change held after a correction before the stop takes what catch-up finds", () => {
+    const c = rule({ flapping: { action: "correct", windowMs: 5 * MINUTE } });
+    let st = admitMatches(undefined, c, [{ rule: c, event: gate("D1", "D2", 1) }], T0).state;
+    const corrected = admitMatches(st, c, [{ rule: c, event: gate("D2", "D1", 2) }], T0 + 30_000);
+    expect(moves(corrected.alerts)).toEqual([["D2→D1"]]); // the correction; hold until T0+5.5m
+    const held = admitMatches(
+      corrected.state,
+      c,
+      [{ rule: c, event: gate("D1", "D4", 3) }],
+      T0 + MINUTE,
+    );
+    expect(held.alerts).toEqual([]);
+    st = json(held.state);
+    const first = admitMatches(st, c, [{ rule: c, event: gate("D4", "D5", 4) }], down.since, down);
+    expect(first.alerts).toEqual([]);
+    expect(moves(flushDue(json(first.state), c, down.since + 2_000).alerts)).toEqual([["D1→D5"]]);
+  });
+
+  it("a hold that ended before detection's last look, or began since, is released on time", () => {
+    const c = rule({ flapping: { action: "correct", windowMs: MINUTE } });
+    let st = admitMatches(undefined, c, [{ rule: c, event: gate("D1", "D2", 1) }], T0).state;
+    st = admitMatches(st, c, [{ rule: c, event: gate("D2", "D1", 2) }], T0 + 1_000).state;
+    st = admitMatches(st, c, [{ rule: c, event: gate("D1", "D4", 3) }], T0 + 2_000).state;
+    // held until T0+61s, before detection's last look at T0+2m
+    expect(moves(flushDue(json(st), c, down.since, down).alerts)).toEqual([["D1→D4"]]);
+    const late = { since: T0 + 1_500, seenUntil: T0 + 1_000 }; // held after the restart
+    expect(moves(flushDue(json(st), c, T0 + 2 * MINUTE, late).alerts)).toEqual([["D1→D4"]]);
+  });
 });
 
 describe("alert ids", () => {
