@@ -13,11 +13,15 @@
  * never sent, and the changes made meanwhile are not known until detection has polled
  * again. So a dispatcher that polls (given `detection`) starts in catch-up: a group whose
  * window was open at the last poll before the downtime stays open — the changes the
- * first polls find join it — until a poll attempted since the start has been read to
- * the end of the outbox. It then goes out as the flight is now (gate D1 → D3), never
- * with a value superseded while nobody watched (D1 → D2, then D2 → D3). Other groups
- * (every one of a rule without `group_wait`) close as usual; those due meanwhile wait
- * for the end of the catch-up.
+ * first polls find join it — until a poll attempted since the start (successful or
+ * not: a failing upstream does not hold alerts back longer than its backoff) has been
+ * read to the end of the outbox by the whole dispatch group (no entry pending with any
+ * dispatcher). It then goes out as the flight is now (gate D1 → D3), never with a value
+ * superseded while nobody watched (D1 → D2, then D2 → D3). So does a flapping hold in
+ * the same position. Other groups (every one of a rule without `group_wait`) close as
+ * usual; those due meanwhile wait for the end of the catch-up. How far detection had
+ * looked before the downtime is kept in Redis until a catch-up ends, so a restart
+ * during a catch-up catches up from the same point.
  */
 import { crashPoint } from "../crash-point.js";
 import type { OutboxConsumer, OutboxEntry } from "../detect/outbox-consumer.js";
@@ -88,7 +92,13 @@ export class Dispatcher {
       this.#options.consumer.rewind();
       throw err;
     }
-    if (this.#catchingUp && polledSinceStart && read === 0) {
+    if (
+      this.#catchingUp &&
+      polledSinceStart &&
+      read === 0 &&
+      (await this.#options.consumer.drained())
+    ) {
+      await this.#options.store.endCatchUp();
       this.#catchingUp = false;
       this.#catchUp = undefined;
     }
@@ -142,14 +152,18 @@ export class Dispatcher {
   /**
    * Whether a poll was attempted since this dispatcher's first step. The first call
    * also fixes how far detection had looked before: the start of the last successful
-   * poll (nothing is known after it; with none, nothing at all).
+   * poll (nothing is known after it; with none, nothing at all) — or, when a catch-up
+   * that has not ended was under way (a restart during it), where that one had it.
    */
   async #polledSinceStart(): Promise<boolean> {
     const status = await this.#options.detection?.readStatus();
-    this.#catchUp ??= {
-      since: this.#options.now(),
-      seenUntil: status?.lastSuccessAt ?? Number.NEGATIVE_INFINITY,
-    };
+    if (this.#catchUp === undefined) {
+      const since = this.#options.now();
+      const seenUntil = await this.#options.store.catchUpSeenUntil(
+        status?.lastSuccessAt ?? Number.NEGATIVE_INFINITY,
+      );
+      this.#catchUp = { since, seenUntil };
+    }
     return (status?.lastAttemptAt ?? Number.NEGATIVE_INFINITY) >= this.#catchUp.since;
   }
 }

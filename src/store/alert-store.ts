@@ -161,6 +161,35 @@ export class AlertStore<S> {
     return first.length === 2 ? Number(first[1]) : undefined;
   }
 
+  /**
+   * Where detection had looked up to before the downtime being caught up from: the
+   * value kept since a catch-up began that has not ended (a restart during a catch-up),
+   * else `seenUntil`, which is kept from now on.
+   */
+  catchUpSeenUntil(seenUntil: number): Promise<number> {
+    return this.#queued(async () => {
+      const key = this.#keys.dispatchCatchUp;
+      await this.#redis.set(key, String(seenUntil), "NX");
+      const kept = await this.#redis.get(key);
+      const value = kept === null ? Number.NaN : Number(kept);
+      return Number.isNaN(value) ? seenUntil : value;
+    });
+  }
+
+  /** Ends the kept catch-up (see catchUpSeenUntil): the next start begins its own. */
+  endCatchUp(): Promise<void> {
+    return this.#queued(async () => {
+      await this.#redis.del(this.#keys.dispatchCatchUp);
+    });
+  }
+
+  /** Runs `work` after the transactions under way on this connection (WATCH is per connection). */
+  #queued<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(work);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
   /** Every alert in the stream, oldest first (for tools and tests; reads the whole stream). */
   async readAlerts(): Promise<Alert[]> {
     const entries = await this.#redis.xrange(this.#keys.alerts, "-", "+");

@@ -36,6 +36,12 @@ export interface RedisKeys {
   alertState(ruleId: string, flightKey: string): string;
   /** Groups and held changes waiting for their time (sorted set: `ruleId flightKey` by due time). */
   readonly alertsDue: string;
+  /**
+   * Where detection had looked up to (epoch ms) before the downtime the dispatchers are
+   * catching up from (string): set by the first dispatcher back, deleted when a catch-up
+   * ends, so a restart during a catch-up keeps the downtime's start.
+   */
+  readonly dispatchCatchUp: string;
   /** Decided alerts (stream), read by delivery. */
   readonly alerts: string;
   /** Record of delivery attempts (stream, capped): what `flightwatch deliveries` lists. */
@@ -80,6 +86,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     outbox: `${tag}:outbox`,
     alertState: (ruleId, flightKey) => `${tag}:alert:${ruleId}:${flightKey}`,
     alertsDue: `${tag}:alerts:due`,
+    dispatchCatchUp: `${tag}:dispatch:catchup-seen-until`,
     alerts: `${tag}:alerts`,
     deliveries: `${tag}:deliveries`,
     disabledEndpoints: `${tag}:endpoints:disabled`,

@@ -126,6 +126,20 @@ export class StreamConsumer<T> {
     this.#ownPendingDone = false;
   }
 
+  /**
+   * Whether the whole group is done with the stream: no entry pending with any of its
+   * consumers and none left to deliver. Conservative: an entry added meanwhile makes it
+   * false.
+   */
+  async drained(): Promise<boolean> {
+    const groups = (await this.#redis.call("XINFO", "GROUPS", this.stream)) as unknown[][];
+    const info = groups.map(fieldMap).find((g) => g.get("name") === this.group);
+    if (!info || Number(info.get("pending")) !== 0) return false;
+    const stream = fieldMap((await this.#redis.call("XINFO", "STREAM", this.stream)) as unknown[]);
+    const last = String(stream.get("last-generated-id") ?? "0-0");
+    return compareIds(String(info.get("last-delivered-id") ?? "0-0"), last) >= 0;
+  }
+
   /** Acknowledges handled entries: they are not delivered to this group again. */
   async ack(entryIds: readonly string[]): Promise<void> {
     if (entryIds.length > 0) await this.#redis.xack(this.stream, this.group, ...entryIds);
@@ -165,4 +179,19 @@ export class StreamConsumer<T> {
     await this.ack(gone);
     return out;
   }
+}
+
+/** A Redis reply's flat name/value list as a map. */
+function fieldMap(reply: readonly unknown[]): Map<string, unknown> {
+  const map = new Map<string, unknown>();
+  for (let i = 0; i + 1 < reply.length; i += 2) map.set(String(reply[i]), reply[i + 1]);
+  return map;
+}
+
+/** Orders two stream entry ids (`ms-seq`). */
+function compareIds(a: string, b: string): number {
+  const [am = 0n, as = 0n] = a.split("-").map(BigInt);
+  const [bm = 0n, bs = 0n] = b.split("-").map(BigInt);
+  if (am !== bm) return am < bm ? -1 : 1;
+  return as === bs ? 0 : as < bs ? -1 : 1;
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OutboxConsumer } from "../../src/detect/outbox-consumer.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
+import type { Alert } from "../../src/dispatch/alert.js";
 import type { AlertState } from "../../src/dispatch/alert-decision.js";
 import { DISPATCH_GROUP, Dispatcher } from "../../src/dispatch/dispatcher.js";
 import type { Rule } from "../../src/rules/rule.js";
@@ -235,6 +236,72 @@ describe("Dispatcher on a real Redis", () => {
       now += 500;
       const alerts = await back.step();
       expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D1", "D2"]]]);
+    });
+
+    /** A dispatcher of a process (re)started now, with its own connections. */
+    const daemon = (name = "c1") => {
+      const own = new OutboxConsumer({
+        redis: t.redis.duplicate(),
+        keys,
+        group: DISPATCH_GROUP,
+        consumer: name,
+        blockMs: 10,
+      });
+      const dispatch = new Dispatcher({
+        consumer: own,
+        store: new AlertStore<AlertState>(t.redis.duplicate(), keys),
+        rules: () => rules,
+        now: () => now,
+        detection: { readStatus: async () => status },
+      });
+      return { consumer: own, dispatcher: dispatch };
+    };
+    const moves = (alerts: Alert[]) => alerts.map((a) => a.changes.map((c) => `${c.old}→${c.new}`));
+
+    it("a restart during the catch-up catches up from the same point (killed after the first poll back)", async () => {
+      build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
+      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      await commit([gate("D1", "D2", 1)]);
+      expect(await dispatcher.step()).toEqual([]);
+      now += 10 * 60_000;
+      const first = daemon();
+      const alerts = [...(await first.dispatcher.step())];
+      // The first poll back commits D3; the process is killed before dispatching it.
+      await commit([gate("D2", "D3", 2)]);
+      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      now += 5_000;
+      const again = daemon();
+      alerts.push(...(await again.dispatcher.step()), ...(await again.dispatcher.step()));
+      expect(alerts).toEqual([]);
+      status = { lastAttemptAt: now + 100, lastSuccessAt: now + 100, failures: 0 };
+      now += 10_000;
+      alerts.push(...(await again.dispatcher.step()), ...(await again.dispatcher.step()));
+      expect(moves(alerts)).toEqual([["D1→D3"]]);
+      // Ended: the next start catches up from its own last poll.
+      expect(await t.redis.exists(keys.dispatchCatchUp)).toBe(0);
+    });
+
+    it("ends only when the whole dispatch group has taken the poll's entries (two dispatchers)", async () => {
+      build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
+      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      await commit([gate("D1", "D2", 1)]);
+      expect(await dispatcher.step()).toEqual([]);
+      now += 10 * 60_000;
+      const one = daemon("c1");
+      const two = daemon("c2");
+      const alerts = [...(await one.dispatcher.step()), ...(await two.dispatcher.step())];
+      await commit([gate("D2", "D3", 2)]);
+      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      now += 1_000;
+      // The second has read the poll's entry and is still deciding it.
+      const taken = await two.consumer.read();
+      expect(taken).toHaveLength(1);
+      alerts.push(...(await one.dispatcher.step()));
+      expect(alerts).toEqual([]);
+      for (const entry of taken) alerts.push(...(await two.dispatcher.admit(entry)));
+      now += 10_000;
+      alerts.push(...(await one.dispatcher.step()), ...(await two.dispatcher.step()));
+      expect(moves(alerts)).toEqual([["D1→D3"]]);
     });
 
     it("flushes on time a group already due before the last poll before the downtime", async () => {

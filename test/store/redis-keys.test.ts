@@ -14,6 +14,7 @@ describe("redisKeys", () => {
       keys.outbox,
       keys.alertState("pier-d", "D:2026-11-21:KL1234"),
       keys.alertsDue,
+      keys.dispatchCatchUp,
       keys.alerts,
     ];
     for (const key of all) expect(key.startsWith("{fw}:")).toBe(true);
