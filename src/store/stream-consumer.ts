@@ -62,6 +62,8 @@ export class StreamConsumer<T> {
   readonly #claimIdleMs: number;
   #ownPendingDone = false;
   #nextClaimAt = 0;
+  /** Connection closes seen so far: a read that saw one may have lost older entries. */
+  #closes = 0;
 
   constructor(options: StreamConsumerOptions<T>) {
     this.#redis = options.redis;
@@ -77,7 +79,12 @@ export class StreamConsumer<T> {
     // ioredis sends the read again, which gets only newer ones. So after any break in
     // the connection, this consumer's own pending entries come first again — not
     // `claimIdleMs` later.
-    options.redis.on("close", () => this.rewind());
+    // ioredis also resends a blocked `>` read: its reply (newer entries) must not be
+    // handled before the lost ones, so read() hands out the pending ones instead.
+    options.redis.on("close", () => {
+      this.#closes += 1;
+      this.rewind();
+    });
   }
 
   /**
@@ -114,7 +121,12 @@ export class StreamConsumer<T> {
       const claimed = await this.#claim();
       if (claimed.length > 0) return claimed;
     }
-    return this.#readGroup(">", true);
+    const closes = this.#closes;
+    const fresh = await this.#readGroup(">", true);
+    if (this.#closes === closes) return fresh;
+    // The connection broke during the read: the batch is pending under this name now,
+    // with the entries of a reply that may have been lost; take them all in id order.
+    return this.read();
   }
 
   /**

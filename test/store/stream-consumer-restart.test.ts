@@ -2,7 +2,8 @@
  * A stream consumer across a restart of Redis (a private redis-server with AOF): an
  * entry Redis handed to a blocked read just before it shut down — its reply never
  * written — is pending under the consumer's name; after the reconnect the consumer
- * reads it at once, not when it is claimed as abandoned a minute later.
+ * reads it at once, not when it is claimed as abandoned a minute later, and before
+ * any newer entry the read ioredis resends after a reconnect brings.
  */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,6 +64,61 @@ describe("StreamConsumer across a Redis restart", () => {
         [string, string, number, number],
       ];
       expect(deliveries).toBe(2);
+    } finally {
+      for (const redis of connections) redis.disconnect();
+    }
+  }, 30_000);
+
+  it("after a brief disconnect, hands out the entry whose reply was lost before a newer one", async () => {
+    const connections: Redis[] = [];
+    const connect = async () => {
+      const redis = await connectRedis(server.url);
+      connections.push(redis);
+      return redis;
+    };
+    try {
+      const consumerRedis = await connect();
+      const consumer = new StreamConsumer<string>({
+        redis: consumerRedis,
+        stream: "{order}:s",
+        decode: (fields) => fieldOf(fields, "v"),
+        group: "g",
+        consumer: "c",
+        blockMs: 3_000,
+        claimIdleMs: 60_000,
+      });
+      await consumer.ensureGroup();
+      expect(await consumer.read()).toEqual([]);
+      const blocked = consumer.read().catch(() => [] as StreamEntry<string>[]);
+      await sleep(200);
+      const producer = await connect();
+      const list = String(await producer.client("LIST"));
+      const id = /id=(\d+) [^\n]*cmd=xreadgroup/.exec(list)?.[1];
+      expect(id).toBeDefined();
+      // Redis serves the blocked read with "a" and drops the connection before replying;
+      // ioredis reconnects and sends the read again, which "b" answers.
+      await producer
+        .pipeline()
+        .xadd("{order}:s", "*", "v", "a")
+        .call("CLIENT", "KILL", "ID", id as string)
+        .exec()
+        .catch(() => undefined);
+      await waitFor(async () => consumerRedis.status === "ready", 5_000);
+      await sleep(50);
+      await producer.xadd("{order}:s", "*", "v", "b");
+      const order: string[] = [];
+      const handle = async (batch: StreamEntry<string>[]) => {
+        for (const entry of batch) {
+          order.push(entry.value);
+          await consumer.ack([entry.entryId]);
+        }
+      };
+      await handle(await blocked);
+      await waitFor(async () => {
+        await handle(await consumer.read().catch(() => []));
+        return order.length >= 2;
+      }, 8_000).catch(() => undefined);
+      expect(order).toEqual(["a", "b"]);
     } finally {
       for (const redis of connections) redis.disconnect();
     }
