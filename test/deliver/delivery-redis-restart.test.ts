@@ -1,18 +1,11 @@
-/**
- * The delivery stage across a restart of Redis (a private redis-server with AOF,
- * killed with SIGKILL): a webhook that was delivered while Redis was away is recorded
- * once Redis is back and counts as delivered — it is not tried, and sent, again.
- */
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { type DeliveryStage, startDeliveryStage } from "../../src/deliver/delivery-stage.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
-import { connectRedis } from "../../src/store/redis-connection.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
 import { sleep, waitFor } from "../support/crash-run.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { connectionsTo, type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { startWebhookReceiver } from "../support/webhook-receiver.js";
 import { hook, jobsOf, ruleWith } from "./delivery-rig.js";
 import { alertOf, gate, SECRET, ZONE } from "./webhook-fixtures.js";
@@ -27,12 +20,8 @@ describe("delivery across a Redis restart", () => {
   });
 
   it("a webhook delivered while Redis is down is recorded when it is back, not sent again", async () => {
-    const connections: Redis[] = [];
-    const connect = async (forBullmq = false) => {
-      const redis = await connectRedis(server.url, { forBullmq });
-      connections.push(redis);
-      return redis;
-    };
+    const connections = connectionsTo(server.url);
+    const connect = (forBullmq = false) => connections.connect({ forBullmq });
     let restart: Promise<void> | undefined;
     // The first request takes Redis down (SIGKILL) and is answered while it is away:
     // down longer than the three retries a plain command gets.
@@ -72,7 +61,7 @@ describe("delivery across a Redis restart", () => {
       expect((await stage.log.recent(10)).map((r) => r.result)).toEqual(["delivered"]);
     } finally {
       await stage?.close();
-      for (const redis of connections) redis.disconnect();
+      connections.closeAll();
       await receiver.close();
     }
   }, 60_000);

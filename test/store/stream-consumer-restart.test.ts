@@ -1,16 +1,7 @@
-/**
- * A stream consumer across a restart of Redis (a private redis-server with AOF): an
- * entry Redis handed to a blocked read just before it shut down — its reply never
- * written — is pending under the consumer's name; after the reconnect the consumer
- * reads it at once, not when it is claimed as abandoned a minute later, and before
- * any newer entry the read ioredis resends after a reconnect brings.
- */
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis } from "../../src/store/redis-connection.js";
 import { fieldOf, StreamConsumer, type StreamEntry } from "../../src/store/stream-consumer.js";
 import { sleep, waitFor } from "../support/crash-run.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { connectionsTo, type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 describe("StreamConsumer across a Redis restart", () => {
   let server: RedisServer;
@@ -22,12 +13,7 @@ describe("StreamConsumer across a Redis restart", () => {
   });
 
   it("reads an entry whose read reply Redis never wrote, right after the reconnect", async () => {
-    const connections: Redis[] = [];
-    const connect = async () => {
-      const redis = await connectRedis(server.url);
-      connections.push(redis);
-      return redis;
-    };
+    const { connect, closeAll } = connectionsTo(server.url);
     try {
       const consumer = new StreamConsumer<string>({
         redis: await connect(),
@@ -65,17 +51,12 @@ describe("StreamConsumer across a Redis restart", () => {
       ];
       expect(deliveries).toBe(2);
     } finally {
-      for (const redis of connections) redis.disconnect();
+      closeAll();
     }
   }, 30_000);
 
   it("after a brief disconnect, hands out the entry whose reply was lost before a newer one", async () => {
-    const connections: Redis[] = [];
-    const connect = async () => {
-      const redis = await connectRedis(server.url);
-      connections.push(redis);
-      return redis;
-    };
+    const { connect, closeAll } = connectionsTo(server.url);
     try {
       const consumerRedis = await connect();
       const consumer = new StreamConsumer<string>({
@@ -120,7 +101,7 @@ describe("StreamConsumer across a Redis restart", () => {
       }, 8_000).catch(() => undefined);
       expect(order).toEqual(["a", "b"]);
     } finally {
-      for (const redis of connections) redis.disconnect();
+      closeAll();
     }
   }, 30_000);
 });

@@ -10,8 +10,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Redis } from "ioredis";
 import { answersSoon, findRedisServer, freePort } from "../../src/daemon/private-redis.js";
-import { connectRedis } from "../../src/store/redis-connection.js";
+import { type ConnectOptions, connectRedis } from "../../src/store/redis-connection.js";
 import { sleep } from "./crash-run.js";
 
 /** How to restart: SHUTDOWN (default) or SIGKILL, and how long to stay down (default 2 s). */
@@ -127,6 +128,24 @@ export async function startRedisServer(): Promise<RedisServer> {
       process.off("exit", killNow);
       await stop(true);
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Connections a test opens as it goes (`connect`) and closes together at its end (`closeAll`). */
+export function connectionsTo(url: string): {
+  connect(options?: ConnectOptions): Promise<Redis>;
+  closeAll(): void;
+} {
+  const open: Redis[] = [];
+  return {
+    async connect(options = {}) {
+      const redis = await connectRedis(url, options);
+      open.push(redis);
+      return redis;
+    },
+    closeAll() {
+      for (const redis of open) redis.disconnect();
     },
   };
 }
