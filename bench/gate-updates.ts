@@ -41,6 +41,8 @@ export class GateUpdates {
   repeats = 0;
   /** Codeshare record ids by operating record id. */
   readonly #codeshares = new Map<string, string[]>();
+  /** Changes no rule takes: not expected anywhere, left out of every fate. */
+  readonly #unexpected = new Set<number>();
 
   constructor(readonly sim: RunningSimulator) {
     const records = [...sim.simulator.store.all()];
@@ -61,9 +63,13 @@ export class GateUpdates {
     return this.#seq + 1;
   }
 
-  /** Moves `flightId` to the gate `gate(seq)`; returns the sequence number. */
-  apply(flightId: string, gate: (seq: number) => string): number {
+  /**
+   * Moves `flightId` to the gate `gate(seq)`; returns the sequence number. A change
+   * not `expected` at any receiver (a gate no rule takes) counts in no fate.
+   */
+  apply(flightId: string, gate: (seq: number) => string, expected = true): number {
     const seq = ++this.#seq;
+    if (!expected) this.#unexpected.add(seq);
     const store = this.sim.simulator.store;
     const stampAt = store.clock.now();
     const patch = { gate: gate(seq) };
@@ -120,6 +126,7 @@ export class GateUpdates {
   fate(from: number, to: number): Fate {
     const fate: Fate = { delivered: 0, superseded: 0, missing: 0, latencies: [] };
     for (let seq = from; seq <= to; seq++) {
+      if (this.#unexpected.has(seq)) continue;
       const at = this.#arrivedAt.get(seq);
       if (at !== undefined) {
         fate.delivered++;
