@@ -61,7 +61,7 @@ const HEADLINES = /<!-- headlines: (.*) -->/;
 
 const HEADER = `# Benchmarks
 
-Figures measured by \`npm run bench\` (all of them, about a quarter of an hour) or
+Figures measured by \`npm run bench\` (all of them, about 12 minutes on 2 cores) or
 \`npm run bench -- <name>\` (the benchmarks whose name contains \`<name>\`), which print
 them and write their sections of this file. Each section names the machine and the
 date it was measured on. Figures are measured, never asserted in tests: a shared
