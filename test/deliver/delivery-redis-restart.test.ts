@@ -1,26 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { type DeliveryStage, startDeliveryStage } from "../../src/deliver/delivery-stage.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
 import { sleep, waitFor } from "../support/crash-run.js";
-import { connectionsTo, type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { connectionsTo, redisServerForSuite } from "../support/redis-server.js";
 import { startWebhookReceiver } from "../support/webhook-receiver.js";
 import { hook, jobsOf, ruleWith } from "./delivery-rig.js";
 import { alertOf, gate, SECRET, ZONE } from "./webhook-fixtures.js";
 
 describe("delivery across a Redis restart", () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  }, 30_000);
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = redisServerForSuite();
 
   it("a webhook delivered while Redis is down is recorded when it is back, not sent again", async () => {
-    const connections = connectionsTo(server.url);
+    const connections = connectionsTo(server().url);
     const connect = (forBullmq = false) => connections.connect({ forBullmq });
     let restart: Promise<void> | undefined;
     // The first request takes Redis down (SIGKILL) and is answered while it is away:
@@ -28,7 +22,7 @@ describe("delivery across a Redis restart", () => {
     const receiver = await startWebhookReceiver({
       secret: SECRET,
       respond: (_delivery, n) => {
-        if (n === 1) restart = server.restart({ hard: true, downMs: 2_500 });
+        if (n === 1) restart = server().restart({ hard: true, downMs: 2_500 });
         return { status: 204, delayMs: 300 };
       },
     });

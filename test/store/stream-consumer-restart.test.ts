@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fieldOf, StreamConsumer, type StreamEntry } from "../../src/store/stream-consumer.js";
 import { sleep, waitFor } from "../support/crash-run.js";
-import { connectionsTo, type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { connectionsTo, redisServerForSuite } from "../support/redis-server.js";
 
 describe("StreamConsumer across a Redis restart", () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  }, 30_000);
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = redisServerForSuite();
 
   it("reads an entry whose read reply Redis never wrote, right after the reconnect", async () => {
-    const { connect, closeAll } = connectionsTo(server.url);
+    const { connect, closeAll } = connectionsTo(server().url);
     try {
       const consumer = new StreamConsumer<string>({
         redis: await connect(),
@@ -37,7 +31,7 @@ describe("StreamConsumer across a Redis restart", () => {
         .call("SHUTDOWN")
         .exec()
         .catch(() => undefined);
-      await server.restart({ downMs: 300 });
+      await server().restart({ downMs: 300 });
       const seen: Array<StreamEntry<string>> = [...(await blocked)];
       await waitFor(async () => {
         seen.push(...(await consumer.read().catch(() => [])));
@@ -56,7 +50,7 @@ describe("StreamConsumer across a Redis restart", () => {
   }, 30_000);
 
   it("after a brief disconnect, hands out the entry whose reply was lost before a newer one", async () => {
-    const { connect, closeAll } = connectionsTo(server.url);
+    const { connect, closeAll } = connectionsTo(server().url);
     try {
       const consumerRedis = await connect();
       const consumer = new StreamConsumer<string>({

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
 import { answersSoon, findRedisServer, freePort } from "../../src/daemon/private-redis.js";
 import { type ConnectOptions, connectRedis } from "../../src/store/redis-connection.js";
 import { sleep } from "./crash-run.js";
@@ -147,5 +148,20 @@ export function connectionsTo(url: string): {
     closeAll() {
       for (const redis of open) redis.disconnect();
     },
+  };
+}
+
+/** A private server for the tests of one describe block: started before them, closed after. */
+export function redisServerForSuite(): () => RedisServer {
+  let server: RedisServer | undefined;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  }, 30_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error("the private redis-server has not started");
+    return server;
   };
 }
