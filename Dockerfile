@@ -30,7 +30,9 @@ RUN npm run build
 
 FROM node:24.20-trixie-slim AS runtime
 WORKDIR /app
-ENV NODE_ENV=production HTTP_PORT=8080
+# flightwatch listens on loopback unless told otherwise; in a container the probes,
+# the published port and Prometheus come from outside it.
+ENV NODE_ENV=production HTTP_PORT=8080 HTTP_HOST=0.0.0.0
 COPY package.json package-lock.json ./
 # Production dependencies only (53 MB instead of 76 MB). `--omit=optional` too: the
 # lock marks typescript "devOptional" (an optional peer of valibot, under

@@ -207,13 +207,7 @@ export async function startDaemonChild(
         ? "none"
         : [...problems].map(([text, count]) => `${count} × "${text}"`).join(", "),
     scrape: () => scrape(child.url),
-    async stop() {
-      if (proc.child.exitCode !== null) return;
-      proc.child.kill("SIGTERM");
-      const timer = setTimeout(() => proc.child.kill("SIGKILL"), 20_000);
-      await proc.exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(proc),
   };
   try {
     await waitFor(async () => {
@@ -260,4 +254,13 @@ export function shuffle<T>(items: T[], seed: number): void {
     const j = random.int(0, i);
     [items[i], items[j]] = [items[j] as T, items[i] as T];
   }
+}
+
+/** Stops a benchmark's child: SIGTERM, SIGKILL if it has not ended 20 s later. */
+export async function stopChild(proc: CliProcess): Promise<void> {
+  if (proc.child.exitCode !== null) return;
+  proc.child.kill("SIGTERM");
+  const timer = setTimeout(() => proc.child.kill("SIGKILL"), 20_000);
+  await proc.exited;
+  clearTimeout(timer);
 }

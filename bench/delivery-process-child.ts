@@ -22,6 +22,7 @@ import { WebhookSender } from "../src/deliver/webhook-sender.js";
 import type { ChannelSpec, Rule } from "../src/rules/rule.js";
 import { connectRedis } from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";
+import { LOOPBACK_OUTBOUND } from "../test/support/outbound.js";
 import { BENCH_ZONE, benchAlerts } from "./delivery-alerts.js";
 import { benchRules } from "./delivery-webhook-rules.js";
 
@@ -106,7 +107,8 @@ process.once("message", async (settings: ProcessSettings) => {
   const plain = await connectRedis(settings.redisUrl);
   const bullmq: Redis = await connectRedis(settings.redisUrl, { forBullmq: true });
   const queues = new DeliveryQueues(plain, keys);
-  const sender = new WebhookSender();
+  // The receiver is on loopback: allowed explicitly, as OUTBOUND_ALLOW=127.0.0.1 would.
+  const sender = new WebhookSender({ outbound: LOOPBACK_OUTBOUND });
   const workers = new DeliveryWorkers({
     connection: bullmq,
     keys,

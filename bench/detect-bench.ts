@@ -374,7 +374,7 @@ async function requestsPerPoll(): Promise<void> {
   const s = run.settings;
   console.log(
     `method: the simulator (1,400 records/day, default change rate, page size ${run.pageSize}) ` +
-      `over loopback HTTP and a real Detector (interval ${s.intervalMs / 1000} s, overlap ${s.overlapMs / 1000} s, ` +
+      `over loopback HTTP and a real Detector (interval ${s.intervalMs / 1000} s, overlap ${s.overlapMinMs / 1000}–${s.overlapMs / 1000} s from the observed stamp lag, ` +
       `reconcile every ${s.reconcileEveryMs / 60_000} min), the ManualClock advanced and the ` +
       `simulator ticked by one interval before each poll, for ${REQUESTS_HOURS} simulated hours.`,
   );

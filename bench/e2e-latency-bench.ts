@@ -61,7 +61,7 @@ function ruleFiles(webhookUrl: string, slackUrl: (i: number) => string, flights:
   const webhook = `rules:
   - id: ${WEBHOOK_RULE}
     changes: [gate]
-    channels: [{ type: webhook, url: "${webhookUrl}", secret: "\${HOOK_SECRET}" }]
+    channels: [{ type: webhook, url: "${webhookUrl}", secret: "\${RULE_HOOK_SECRET}" }]
 `;
   const slack = `rules:\n${flights
     .map(

@@ -95,6 +95,16 @@ export class GateUpdates {
     return newest;
   }
 
+  /** The operating record id the change `seq` moved. */
+  flightOf(seq: number): string | undefined {
+    return this.#flightOf[seq];
+  }
+
+  /** Epoch ms the change `seq` first arrived (undefined when it has not). */
+  arrivedAt(seq: number): number | undefined {
+    return this.#arrivedAt.get(seq);
+  }
+
   /** Epoch ms the change `seq` was made. */
   appliedAt(seq: number): number {
     return this.#appliedAt[seq] ?? 0;

@@ -13,7 +13,11 @@ import { measureUpstreamRequests, type UpstreamRequests } from "./upstream-reque
 const START = Date.parse("2026-11-21T05:00:00Z");
 const INTERVALS_MS = [30_000, 1_000];
 const WATCHED = 100;
-const AIM = 20;
+/** Issue 18's aims: fewer requests than re-reading the horizon every poll, by interval. */
+const AIMS = new Map([
+  [30_000, 50],
+  [1_000, 300],
+]);
 
 const fmt = (n: number): string => Math.round(n).toLocaleString("en");
 const times = (n: number): string => `${n >= 100 ? fmt(n) : n.toFixed(1)}×`;
@@ -73,7 +77,8 @@ export const requestsBenchmark: Benchmark = {
             "loopback HTTP counting the requests it answers; the real FlightApiClient and Detector on a real " +
             `Redis; a ManualClock advanced and the simulator ticked by one interval before each poll, for ` +
             `${hours} simulated hour from 06:00 local (the busiest of the morning: ${fmt(run.changes)} record ` +
-            `changes upstream). flightwatch: incremental polls (overlap ${s.overlapMs / 1000} s) and a ` +
+            `changes upstream). flightwatch: incremental polls (overlap from the observed stamp lag, ` +
+            `${s.overlapMinMs / 1000}–${s.overlapMs / 1000} s) and a ` +
             `reconciliation every ${s.reconcileEveryMs / 60_000} min, as counted by the simulator. Full re-read: ` +
             `one read of the horizon (${fmt(a.records)} records: ${fmt(a.requests)} requests at the start, ` +
             `${fmt(b.requests)} at the end; their mean) × polls. By id: ${run.perIdRead} request per flight ` +
@@ -107,15 +112,19 @@ export const requestsBenchmark: Benchmark = {
     );
     console.log(
       "flightwatch pays about one page per poll (the changes of the last interval plus the overlap) and a " +
-        "full read per reconciliation — the larger share at 30 s; the others pay their whole read every poll.",
+        "full read per reconciliation — the larger share at 30 s; the others pay their whole read every poll. " +
+        "No poller can do better than one request per poll: against a full read of " +
+        `${fmt(rows[0]?.fullReread ?? 0)}/${fmt(rows[0]?.polls ?? 0)} requests a poll, that bounds the ratio at ` +
+        `${times((rows[0]?.fullReread ?? 0) / (rows[0]?.polls ?? 1))} with no reconciliation at all.`,
     );
-    return rows.map(
-      (r): Headline => ({
+    return rows.map((r): Headline => {
+      const aim = AIMS.get(r.intervalMs) ?? 20;
+      return {
         figure: `requests/hour vs full-horizon re-read, POLL_INTERVAL=${r.intervalMs / 1000}s`,
         value: `${times(r.fullReread / r.flightwatch)} fewer (${fmt(r.flightwatch)} vs ${fmt(r.fullReread)})`,
-        aim: `≥ ${AIM}× fewer`,
-        met: r.fullReread / r.flightwatch >= AIM,
-      }),
-    );
+        aim: `≥ ${aim}× fewer (one request a poll bounds it at ${times(r.fullReread / r.polls)})`,
+        met: r.fullReread / r.flightwatch >= aim,
+      };
+    });
   },
 };

@@ -35,7 +35,7 @@ function passengerRule(i: number): Record<string, unknown> {
 
 async function timeLoad(dir: string): Promise<{ seconds: number; rules: number }> {
   const start = process.hrtime.bigint();
-  const load = await loadRuleDir(dir, { env: {}, zone: ZONE });
+  const load = await loadRuleDir(dir, { vars: { values: {} }, zone: ZONE });
   if (load.problems.length > 0)
     throw new Error(`bench rules invalid: ${load.problems[0]?.message}`);
   return { seconds: Number(process.hrtime.bigint() - start) / 1e9, rules: load.rules.length };

@@ -10,6 +10,7 @@ import { type BenchSection, describeMachine, updateBenchmarksFile } from "./benc
 import { deliveryEmailBenchmark } from "./delivery-email-bench.js";
 import { deliveryWebhookBenchmark } from "./delivery-webhook-bench.js";
 import { detectBenchmark } from "./detect-bench.js";
+import { detectionCostBenchmark } from "./detection-cost-bench.js";
 import { diffBenchmark } from "./diff-bench.js";
 import { latencyBenchmark } from "./e2e-latency-bench.js";
 import { pipelineBenchmark } from "./pipeline-bench.js";
@@ -19,6 +20,8 @@ import { rulesBenchmark } from "./rules-bench.js";
 import { scaleBenchmark } from "./scale-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
+import { takeoverBenchmark } from "./takeover-bench.js";
+import { watchThroughputBenchmark } from "./watch-throughput-bench.js";
 
 /** A headline figure of a benchmark, for the summary table of BENCHMARKS.md. */
 export interface Headline {
@@ -47,6 +50,7 @@ const benchmarks: Benchmark[] = [
   diffBenchmark,
   detectBenchmark,
   requestsBenchmark,
+  detectionCostBenchmark,
   latencyBenchmark,
   rulesBenchmark,
   ruleLoadBenchmark,
@@ -54,6 +58,8 @@ const benchmarks: Benchmark[] = [
   deliveryEmailBenchmark,
   pipelineBenchmark,
   scaleBenchmark,
+  takeoverBenchmark,
+  watchThroughputBenchmark,
 ];
 
 const args = process.argv.slice(2);

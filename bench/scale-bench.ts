@@ -80,7 +80,7 @@ function passengerRuleFiles(
         "      - { kind: state, states: [BRD, GCL] }",
         "      - cancelled",
         "      - uncancelled",
-        `    channels: [{ type: webhook, url: "${hookUrl}", secret: "\${HOOK_SECRET}", format: json }]`,
+        `    channels: [{ type: webhook, url: "${hookUrl}", secret: "\${RULE_HOOK_SECRET}", format: json }]`,
         "    cool_down: 30m",
       );
     }

@@ -8,15 +8,15 @@
  * single flights by id.
  */
 import { randomUUID } from "node:crypto";
-import { FlightApiClient } from "../src/api/flight-api-client.js";
 import { Detector, type DetectorSettings, type PollReport } from "../src/detect/detector.js";
 import { readHorizon } from "../src/detect/flight-reader.js";
 import { scheduleHorizon } from "../src/detect/horizon.js";
-import { startSimulator } from "../src/simulator/http/start-simulator.js";
+import { type RunningSimulator, startSimulator } from "../src/simulator/http/start-simulator.js";
 import { ManualClock } from "../src/simulator/sim-clock.js";
 import { DetectionStore } from "../src/store/detection-store.js";
 import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";
+import { TappedClient } from "../test/support/tapped-client.js";
 
 const ZONE = "Europe/Amsterdam";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -35,6 +35,21 @@ export interface UpstreamRequestsOptions {
   flightsPerDay: number;
   /** The simulator's change rate (1 = its realistic default). */
   changeRate: number;
+  /** Whether the simulator evolves between polls (default true); false: only the hooks change it. */
+  evolve?: boolean;
+  /** Records per page the simulator serves (default its own, 20). */
+  pageSize?: number;
+  /** Stamps lag the simulator's clock by this much (a fault real services show). */
+  stampLagMs?: number;
+  settings?: Partial<DetectorSettings>;
+  /** Runs before the baseline (e.g. a bulk stamp). */
+  beforeBaseline?: (sim: RunningSimulator, clock: ManualClock) => void;
+  /**
+   * Runs before poll `index` (0 = the first after the baseline), `hookBeforePollMs`
+   * before it on the clock (default 0).
+   */
+  beforePoll?: (index: number, sim: RunningSimulator, clock: ManualClock) => void;
+  hookBeforePollMs?: number;
 }
 
 /** One full read of the horizon. */
@@ -58,6 +73,8 @@ export interface UpstreamRequests {
   fullReads: [FullRead, FullRead];
   /** Requests the simulator answered per flight read by id (over BY_ID_SAMPLE reads). */
   perIdRead: number;
+  /** Times each record was on a page read by the polls after the baseline, by id. */
+  reads: ReadonlyMap<string, number>;
 }
 
 /** Runs the baseline and the polls of `options.hours`, counting requests upstream. */
@@ -73,18 +90,28 @@ export async function measureUpstreamRequests(
     changeRate: options.changeRate,
     live: false,
     tokens: ["bench-token"],
+    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
   });
-  const client = new FlightApiClient({
-    baseUrl: sim.baseUrl,
-    token: "bench-token",
-    airportTimezone: ZONE,
-  });
+  if (options.stampLagMs !== undefined) sim.faults.update({ stampLagMs: options.stampLagMs });
+  // Counts the records on every page the polls read, by id (a record read on two
+  // pages counts twice).
+  const reads = new Map<string, number>();
+  let counting = false;
+  const client = new TappedClient(
+    { baseUrl: sim.baseUrl, token: "bench-token", airportTimezone: ZONE },
+    () => (page) => {
+      if (!counting) return;
+      for (const item of page.items) {
+        if (item.id !== undefined) reads.set(item.id, (reads.get(item.id) ?? 0) + 1);
+      }
+    },
+  );
   const redis = await connectRedis(REDIS_URL);
   const keys = redisKeys(`fwbench-requests-${randomUUID().slice(0, 8)}`);
   const detector = new Detector({
     client,
     store: new DetectionStore(redis, keys),
-    settings: { intervalMs: options.intervalMs },
+    settings: { intervalMs: options.intervalMs, ...options.settings },
     now: () => clock.now(),
   });
   const counted = () => sim.faults.counters.requests;
@@ -101,6 +128,7 @@ export async function measureUpstreamRequests(
     return report;
   };
   try {
+    options.beforeBaseline?.(sim, clock);
     const baseline = committed(await detector.poll());
     const first = await fullRead();
     const ids = [...sim.simulator.store.all()].slice(0, BY_ID_SAMPLE).map((f) => f.id as string);
@@ -111,11 +139,16 @@ export async function measureUpstreamRequests(
     const polls: PollReport[] = [];
     let changes = 0;
     const before = counted();
-    for (let t = 0; t < options.hours * HOUR; t += options.intervalMs) {
-      clock.advance(options.intervalMs);
-      changes += sim.simulator.tick().changes;
+    counting = true;
+    for (let t = 0, i = 0; t < options.hours * HOUR; t += options.intervalMs, i++) {
+      const early = options.hookBeforePollMs ?? 0;
+      clock.advance(options.intervalMs - early);
+      options.beforePoll?.(i, sim, clock);
+      clock.advance(early);
+      if (options.evolve !== false) changes += sim.simulator.tick().changes;
       polls.push(committed(await detector.poll()));
     }
+    counting = false;
     const during = counted() - before;
     return {
       settings: detector.settings,
@@ -126,6 +159,7 @@ export async function measureUpstreamRequests(
       counted: during,
       fullReads: [first, await fullRead()],
       perIdRead,
+      reads,
     };
   } finally {
     await client.close();

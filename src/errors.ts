@@ -13,6 +13,12 @@ export const ErrorCode = {
   UPSTREAM_AUTH: "FW_ERR_UPSTREAM_AUTH",
   /** The upstream answered 404 for a single-record operation. */
   NOT_FOUND: "FW_ERR_NOT_FOUND",
+  /**
+   * The upstream answered 404 where the contract has an operation (a collection, or a
+   * record with another server's 404 page or under an unusual path): the base URL's
+   * path is likely wrong.
+   */
+  UPSTREAM_BASE_URL: "FW_ERR_UPSTREAM_BASE_URL",
   /** The upstream answered with another status we cannot use (after any retries). */
   UPSTREAM_HTTP: "FW_ERR_UPSTREAM_HTTP",
   /** Connecting, sending or reading the body failed or timed out (after any retries). */
@@ -23,12 +29,26 @@ export const ErrorCode = {
   UPSTREAM_LINK: "FW_ERR_UPSTREAM_LINK",
   /** A paged walk reached the contract's 500-page cap: the query must be split. */
   UPSTREAM_PAGE_LIMIT: "FW_ERR_UPSTREAM_PAGE_LIMIT",
-  /** No Redis answers at REDIS_URL (or it refused the credentials). */
+  /** A body is larger than the client's cap (FLIGHT_API_MAX_BODY); the rest was not read. */
+  UPSTREAM_TOO_LARGE: "FW_ERR_UPSTREAM_TOO_LARGE",
+  /** A poll did not finish within POLL_TIMEOUT; its requests were aborted, nothing committed. */
+  POLL_TIMEOUT: "FW_ERR_POLL_TIMEOUT",
+  /** No Redis answers at REDIS_URL. */
   REDIS_UNAVAILABLE: "FW_ERR_REDIS_UNAVAILABLE",
+  /**
+   * The Redis at REDIS_URL refused its credentials: a wrong password or ACL user, or
+   * none given where one is required.
+   */
+  REDIS_AUTH: "FW_ERR_REDIS_AUTH",
   /** Configuration (environment variable or option) is invalid. */
   CONFIG_INVALID: "FW_ERR_CONFIG_INVALID",
   /** A rule file (or set of rule files) is invalid; the error lists every problem. */
   RULE_INVALID: "FW_ERR_RULE_INVALID",
+  /**
+   * A notification's destination is refused by the outbound policy (OUTBOUND_ALLOW):
+   * a loopback, private, link-local … address, found when a send connected.
+   */
+  DESTINATION_REFUSED: "FW_ERR_DESTINATION_REFUSED",
   /** A simulator admin request cannot be served (unknown route, unsupported, too large). */
   SIM_ADMIN_REQUEST: "FW_ERR_SIM_ADMIN_REQUEST",
   /** A simulator script action names a flight the simulator does not have. */
@@ -75,6 +95,8 @@ export interface UpstreamErrorDetails {
    * upstream asked not to be asked again sooner, so the next poll waits for it too.
    */
   retryAfterMs?: number;
+  /** The body cap the answer broke (FW_ERR_UPSTREAM_TOO_LARGE), bytes. */
+  maxBodyBytes?: number;
 }
 
 /** An upstream exchange failed; `details` says which and how. */
@@ -107,13 +129,29 @@ export class NotFoundError extends UpstreamError {
   }
 }
 
+/**
+ * A poll ran past its deadline (`POLL_TIMEOUT`): every request it had in flight was
+ * aborted and it committed nothing. `timeoutMs` is the deadline it broke.
+ */
+export class PollTimeoutError extends FlightwatchError {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number, message: string) {
+    super(ErrorCode.POLL_TIMEOUT, message);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 /** Configuration is invalid; `setting` names the variable or option. */
 export class ConfigError extends FlightwatchError {
   readonly setting: string;
+  /** What is wrong, without the setting's name (the message is `setting: detail`). */
+  readonly detail: string;
 
   constructor(setting: string, message: string) {
     super(ErrorCode.CONFIG_INVALID, `${setting}: ${message}`);
     this.setting = setting;
+    this.detail = message;
   }
 }
 
@@ -123,10 +161,29 @@ export class ConfigProblemsError extends ConfigError {
 
   constructor(problems: readonly ConfigError[]) {
     const first = problems[0];
-    super(first?.setting ?? "configuration", first?.message ?? "invalid");
+    super(first?.setting ?? "configuration", first?.detail ?? "invalid");
     this.problems = problems;
     this.message = `${problems.length} configuration problems:\n${problems.map((p) => `  ${p.message}`).join("\n")}`;
   }
+}
+
+/**
+ * The same problems with some settings named as the user gave them: a variable set
+ * through a flag (`POLL_INTERVAL` → `--interval`) or a config file line
+ * (`POLL_INTERVAL` → `flightwatch.yaml:3 POLL_INTERVAL`).
+ */
+export function renameSettings(
+  err: ConfigError,
+  names: Readonly<Record<string, string>>,
+): ConfigError {
+  const list = err instanceof ConfigProblemsError ? err.problems : [err];
+  const renamed = list.map((p) => {
+    const name = names[p.setting];
+    return name === undefined ? p : new ConfigError(name, p.detail);
+  });
+  return renamed.length === 1 && !(err instanceof ConfigProblemsError)
+    ? (renamed[0] as ConfigError)
+    : new ConfigProblemsError(renamed);
 }
 
 /**
@@ -202,6 +259,24 @@ export class RuleInvalidError extends FlightwatchError {
       `${n} problem${n === 1 ? "" : "s"} in the rule files:\n${problems.map(formatRuleProblem).join("\n")}`,
     );
     this.problems = problems;
+  }
+}
+
+/**
+ * A send was refused before its socket connected: the address (`address`, resolved
+ * from `hostname` when the URL names a host) is not one notifications may reach.
+ * `permanent` when the URL holds the address itself (no later lookup can change it).
+ */
+export class DestinationRefusedError extends FlightwatchError {
+  readonly address: string;
+  readonly hostname: string;
+  readonly permanent: boolean;
+
+  constructor(address: string, hostname: string, message: string) {
+    super(ErrorCode.DESTINATION_REFUSED, message);
+    this.address = address;
+    this.hostname = hostname;
+    this.permanent = address === hostname;
   }
 }
 

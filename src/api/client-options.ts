@@ -8,7 +8,8 @@ import { ConfigError, ConfigProblems } from "../errors.js";
 import { maskSecrets } from "../log/mask-secrets.js";
 import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
-import { PAGE_MAX } from "./contract.js";
+import { formatByteSize, parseByteSize } from "./byte-size.js";
+import { API_BASE_PATH, PAGE_MAX } from "./contract.js";
 import type { ExchangeEvent } from "./exchange-event.js";
 import type { MalformedRecord } from "./response-body.js";
 
@@ -39,6 +40,14 @@ export interface FlightApiClientOptions {
   headersTimeoutMs?: number;
   /** Longest silence while reading the body (default 30 s). */
   bodyTimeoutMs?: number;
+  /**
+   * Longest time one attempt may take as a whole, from sending the request to the last
+   * byte of the body (default 60 s). The two above measure silence, which a body
+   * trickling in a byte at a time never breaks.
+   */
+  requestTimeoutMs?: number;
+  /** Largest body read, success or error, in bytes (default 32 MB); a larger one fails. */
+  maxBodyBytes?: number;
   /** Attempts per request, retries included (default 4; 1 disables retries). */
   maxAttempts?: number;
   /** Backoff ceiling of the first retry (default 500 ms); doubles per attempt. */
@@ -53,7 +62,11 @@ export interface FlightApiClientOptions {
   userAgent?: string;
   /** Called after every attempt, for metrics and logs. Exceptions it throws are ignored. */
   onExchange?: (event: ExchangeEvent) => void;
-  /** Called for each record skipped by an item walk that has no handler of its own. */
+  /**
+   * Called for each record any read skipped or refused for breaking the contract
+   * (every page, every single record), for metrics and logs. Exceptions it throws
+   * are ignored.
+   */
   onMalformed?: (report: MalformedReport) => void;
   /** Injected sleep (default: a real timer). */
   sleep?: Sleep;
@@ -80,7 +93,7 @@ export function checkBaseUrl(value: string, setting: string): string {
   } catch {
     throw new ConfigError(
       setting,
-      `"${maskSecrets(value)}" is not a URL (expected e.g. http://127.0.0.1:8080/public/public-flights/v4)`,
+      `"${maskSecrets(value)}" is not a URL (expected e.g. http://127.0.0.1:4010/public/public-flights/v4)`,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -98,6 +111,32 @@ export function checkBaseUrl(value: string, setting: string): string {
   return url.href.replace(/\/+$/, "");
 }
 
+/** The contract's version segment, the last of its base path (`/v4`). */
+export const VERSION_PATH = API_BASE_PATH.slice(API_BASE_PATH.lastIndexOf("/"));
+
+/**
+ * Whether a base URL's path ends in the contract's version segment (`…/v4`). A path
+ * without it is nearly always a base URL given without its path; one with it but
+ * otherwise different (a proxy's `/flights-api/v4`) is given the benefit of the doubt,
+ * so that a flight gone upstream is still just "not found".
+ */
+export function hasVersionPath(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).pathname.replace(/\/+$/, "").endsWith(VERSION_PATH);
+  } catch {
+    return false;
+  }
+}
+
+/** The base URL the contract expects on this base URL's origin, for messages. */
+export function contractBaseUrl(baseUrl: string): string {
+  try {
+    return `${new URL(baseUrl).origin}${API_BASE_PATH}`;
+  } catch {
+    return `https://<host>${API_BASE_PATH}`;
+  }
+}
+
 const positiveInt = (
   value: number | undefined,
   fallback: number,
@@ -110,6 +149,13 @@ const positiveInt = (
   }
   return value;
 };
+
+/** Default of `requestTimeoutMs`. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** Default of `maxBodyBytes`: a page of the live service is ~30 KB, 1,000 records ~1.5 MB. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 ** 2;
+/** Smallest `maxBodyBytes`: below it not even one page of records fits. */
+const MIN_MAX_BODY_BYTES = 1024;
 
 const defaultSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined);
 
@@ -124,6 +170,16 @@ export function resolveClientOptions(options: FlightApiClientOptions): ResolvedC
     connectTimeoutMs: positiveInt(options.connectTimeoutMs, 10_000, "connectTimeoutMs"),
     headersTimeoutMs: positiveInt(options.headersTimeoutMs, 30_000, "headersTimeoutMs"),
     bodyTimeoutMs: positiveInt(options.bodyTimeoutMs, 30_000, "bodyTimeoutMs"),
+    requestTimeoutMs: positiveInt(
+      options.requestTimeoutMs,
+      DEFAULT_REQUEST_TIMEOUT_MS,
+      "requestTimeoutMs",
+    ),
+    maxBodyBytes: atLeast(
+      positiveInt(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, "maxBodyBytes"),
+      MIN_MAX_BODY_BYTES,
+      "maxBodyBytes",
+    ),
     maxAttempts: positiveInt(options.maxAttempts, 4, "maxAttempts", 100),
     baseDelayMs: positiveInt(options.baseDelayMs, 500, "baseDelayMs"),
     maxDelayMs: positiveInt(options.maxDelayMs, 30_000, "maxDelayMs"),
@@ -136,6 +192,13 @@ export function resolveClientOptions(options: FlightApiClientOptions): ResolvedC
     random: options.random ?? Math.random,
     now: options.now ?? Date.now,
   };
+}
+
+function atLeast(bytes: number, min: number, setting: string): number {
+  if (bytes < min) {
+    throw new ConfigError(setting, `must be at least ${formatByteSize(min)}, got ${bytes} bytes`);
+  }
+  return bytes;
 }
 
 /** Checks that at most one credential scheme is configured, and completely. */
@@ -166,8 +229,9 @@ export type ClientEnv = Readonly<Record<string, string | undefined>>;
 /**
  * Client options from environment variables: FLIGHT_API_BASE_URL (required),
  * FLIGHT_API_TOKEN or FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY, AIRPORT_TIMEZONE,
- * FLIGHT_API_CONNECT_TIMEOUT, FLIGHT_API_TIMEOUT, FLIGHT_API_MAX_ATTEMPTS and
- * FLIGHT_API_MAX_RETRY_AFTER. Empty values count as unset.
+ * FLIGHT_API_CONNECT_TIMEOUT, FLIGHT_API_TIMEOUT, FLIGHT_API_REQUEST_TIMEOUT,
+ * FLIGHT_API_MAX_BODY, FLIGHT_API_MAX_ATTEMPTS and FLIGHT_API_MAX_RETRY_AFTER. Empty
+ * values count as unset.
  */
 export function clientOptionsFromEnv(env: ClientEnv): FlightApiClientOptions {
   const problems = new ConfigProblems();
@@ -221,6 +285,24 @@ export function clientOptionsFromEnv(env: ClientEnv): FlightApiClientOptions {
     options.headersTimeoutMs = timeout;
     options.bodyTimeoutMs = timeout;
   }
+  const requestTimeout = problems.take(() => {
+    const value = get("FLIGHT_API_REQUEST_TIMEOUT");
+    if (value === undefined) return undefined;
+    const ms = parseDuration(value, "FLIGHT_API_REQUEST_TIMEOUT");
+    if (ms < 100) throw new ConfigError("FLIGHT_API_REQUEST_TIMEOUT", "must be at least 100ms");
+    return ms;
+  });
+  if (requestTimeout !== undefined) options.requestTimeoutMs = requestTimeout;
+  const maxBody = problems.take(() => {
+    const value = get("FLIGHT_API_MAX_BODY");
+    if (value === undefined) return undefined;
+    return atLeast(
+      parseByteSize(value, "FLIGHT_API_MAX_BODY"),
+      MIN_MAX_BODY_BYTES,
+      "FLIGHT_API_MAX_BODY",
+    );
+  });
+  if (maxBody !== undefined) options.maxBodyBytes = maxBody;
   const retryAfter = duration("FLIGHT_API_MAX_RETRY_AFTER");
   if (retryAfter !== undefined) options.maxRetryAfterMs = retryAfter;
   const attempts = get("FLIGHT_API_MAX_ATTEMPTS");

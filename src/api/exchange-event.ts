@@ -15,7 +15,10 @@ export interface ExchangeEvent {
   attempt: number;
   /** Wall time of the attempt, body read included. */
   durationMs: number;
-  /** HTTP status, when the upstream answered. */
+  /**
+   * HTTP status, when an answer came whole; absent when nothing was answered and when
+   * the body never arrived whole (a timeout, a body over the cap).
+   */
   status?: number;
   /** `ok`, or why the attempt failed (a closed set, fit for metric labels). */
   outcome: "ok" | FailureReason;

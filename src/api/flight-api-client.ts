@@ -46,11 +46,27 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** Options of an item walk. */
-export interface ItemWalkOptions extends CallOptions {
-  /** Receives each skipped record (default: the client's `onMalformed`). */
+/** Options of a page walk. */
+export interface PageWalkOptions extends CallOptions {
+  /**
+   * Flight records already validated, by id: a `/flights` record with the same id and
+   * the same `lastUpdatedAt` (as sent) is taken from here instead of being validated
+   * again (see parseCollectionBody).
+   */
+  reuse?: ReadonlyMap<string, Flight>;
+}
+
+/** Per-call options of reads that can skip a malformed record. */
+export interface RecordCallOptions extends CallOptions {
+  /**
+   * Receives each record this call skipped (an item walk) or refused (a single
+   * record), in addition to the client's `onMalformed`, which hears every one.
+   */
   onMalformed?: (report: MalformedReport) => void;
 }
+
+/** Options of an item walk. */
+export type ItemWalkOptions = RecordCallOptions;
 
 /** Query of a walk: the collection's query without `page`, since a walk starts at page 0. */
 export type WalkQuery<C extends Collection> = Omit<CollectionQueries[C], "page">;
@@ -77,8 +93,12 @@ export class FlightApiClient {
     return this.#options.airportTimezone;
   }
 
-  /** `GET /flights/{id}`. Throws NotFoundError (FW_ERR_NOT_FOUND) when there is no such flight. */
-  async flightById(id: string, options?: CallOptions): Promise<Flight> {
+  /**
+   * `GET /flights/{id}`. Throws NotFoundError (FW_ERR_NOT_FOUND) when there is no
+   * such flight, and FW_ERR_UPSTREAM_MALFORMED (reported to `onMalformed` first) when
+   * the record breaks the contract.
+   */
+  async flightById(id: string, options?: RecordCallOptions): Promise<Flight> {
     return this.#record("flightById", "flights", flightByIdPath(id), options);
   }
 
@@ -108,7 +128,7 @@ export class FlightApiClient {
   }
 
   /** `GET /airlines/{airline}`. Throws NotFoundError when there is no such airline. */
-  async getAirlinesByCode(airline: string, options?: CallOptions): Promise<Airline> {
+  async getAirlinesByCode(airline: string, options?: RecordCallOptions): Promise<Airline> {
     return this.#record("getAirlinesByCode", "airlines", airlineByCodePath(airline), options);
   }
 
@@ -129,7 +149,7 @@ export class FlightApiClient {
   }
 
   /** `GET /destinations/{iata}`. Throws NotFoundError when there is no such destination. */
-  async getDestinationsByCode(iata: string, options?: CallOptions): Promise<Destination> {
+  async getDestinationsByCode(iata: string, options?: RecordCallOptions): Promise<Destination> {
     return this.#record(
       "getDestinationsByCode",
       "destinations",
@@ -146,7 +166,7 @@ export class FlightApiClient {
   ): Promise<Page<CollectionItems[C]>> {
     const pairs = buildCollectionQuery(collection, query, this.#options.airportTimezone);
     const url = this.#url(COLLECTION_ENDPOINTS[collection].path, pairs);
-    return this.#fetchPage(collection, url, 0, options?.signal);
+    return this.#fetchPage(collection, url, 0, options?.signal, undefined);
   }
 
   /**
@@ -156,7 +176,7 @@ export class FlightApiClient {
   async *pages<C extends Collection>(
     collection: C,
     query?: WalkQuery<C>,
-    options?: CallOptions,
+    options?: PageWalkOptions,
   ): AsyncGenerator<Page<CollectionItems[C]>, void, undefined> {
     if ((query as { page?: unknown } | undefined)?.page !== undefined) {
       throw new InvalidParamError(
@@ -172,18 +192,21 @@ export class FlightApiClient {
     const firstUrl = this.#url(COLLECTION_ENDPOINTS[collection].path, pairs);
     yield* walkPages(
       firstUrl,
-      (url, index) => this.#fetchPage(collection, url, index, options?.signal),
+      (url, index) => this.#fetchPage(collection, url, index, options?.signal, options?.reuse),
       { operation: COLLECTION_ENDPOINTS[collection].operation, maxPages: this.#options.maxPages },
     );
   }
 
-  /** Every item of a collection, page after page; skipped records go to `onMalformed`. */
+  /**
+   * Every item of a collection, page after page; skipped records go to the call's
+   * `onMalformed` (and, as from every read, to the client's).
+   */
   async *items<C extends Collection>(
     collection: C,
     query?: WalkQuery<C>,
     options?: ItemWalkOptions,
   ): AsyncGenerator<CollectionItems[C], void, undefined> {
-    const report = options?.onMalformed ?? this.#options.onMalformed;
+    const report = options?.onMalformed;
     for await (const page of this.pages(collection, query, options)) {
       if (report) for (const record of page.malformed) report({ ...record, url: page.url });
       yield* page.items;
@@ -213,25 +236,38 @@ export class FlightApiClient {
     url: string,
     index: number,
     signal: AbortSignal | undefined,
+    reuse: ReadonlyMap<string, Flight> | undefined,
   ): Promise<Page<CollectionItems[C]>> {
     const { operation } = COLLECTION_ENDPOINTS[collection];
     const res = await this.#transport.get({ operation, url, notFoundIsAnswer: false, signal });
-    const { items, malformed } = this.#unwrap(
+    const { items, malformed, reused } = this.#unwrap(
       operation,
       url,
       res.status,
-      parseCollectionBody(collection, res.body),
+      parseCollectionBody(collection, res.body, reuse),
     );
+    for (const record of malformed) this.#observe({ ...record, url });
     const links = parseLinkHeader(res.headers.link, url);
     const next = checkedNextLink(links, this.#origin, { operation, url });
-    return { index, url, status: res.status, items, malformed, links, next };
+    const date = headerDate(res.headers.date);
+    return {
+      index,
+      url,
+      status: res.status,
+      items,
+      malformed,
+      links,
+      next,
+      ...(date === undefined ? {} : { date }),
+      ...(reused ? { reused } : {}),
+    };
   }
 
   async #record<C extends Collection>(
     operation: OperationId,
     collection: C,
     path: string,
-    options: CallOptions | undefined,
+    options: RecordCallOptions | undefined,
   ): Promise<CollectionItems[C]> {
     const url = this.#url(path, []);
     const res = await this.#transport.get({
@@ -240,7 +276,22 @@ export class FlightApiClient {
       notFoundIsAnswer: true,
       signal: options?.signal,
     });
-    return this.#unwrap(operation, url, res.status, parseRecordBody(collection, res.body));
+    const parsed = parseRecordBody(collection, res.body);
+    if (!parsed.ok && parsed.record) {
+      const report = { ...parsed.record, url };
+      this.#observe(report);
+      options?.onMalformed?.(report);
+    }
+    return this.#unwrap(operation, url, res.status, parsed);
+  }
+
+  /** Tells the client's observer of a skipped record; what it throws is ignored. */
+  #observe(report: MalformedReport): void {
+    try {
+      this.#options.onMalformed?.(report);
+    } catch {
+      // An observer must never change the outcome of a read.
+    }
   }
 
   #unwrap<T>(operation: OperationId, url: string, status: number, result: BodyResult<T>): T {
@@ -253,4 +304,12 @@ export class FlightApiClient {
       { operation, url, status },
     );
   }
+}
+
+/** Epoch ms of an HTTP `Date` header (IMF-fixdate), or undefined when absent or unreadable. */
+function headerDate(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return undefined;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
 }

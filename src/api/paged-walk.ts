@@ -29,6 +29,10 @@ export interface Page<T> {
   links: Link[];
   /** The `next` link, resolved and checked to be on the API's origin; undefined on the last page. */
   next: string | undefined;
+  /** The upstream's clock when it answered (its `Date` header, epoch ms; second precision), when sent and readable. */
+  date?: number;
+  /** Items taken as already validated (same id and stamp as a record the walk was given), when any. */
+  reused?: number;
 }
 
 /** Limits of a walk. */

@@ -21,21 +21,27 @@ export type FailureReason =
   | "not_found"
   /** Any other status the client cannot use (3xx, other 4xx). */
   | "http_status"
-  /** Connect, headers or body timeout. */
+  /** Connect, headers or body timeout, or the attempt's whole deadline passed. */
   | "timeout"
   /** Connection refused, reset or closed mid-exchange. */
   | "connection"
   /** Another transport failure (DNS name unknown, TLS): retrying will not help. */
   | "network"
   /** A success status whose body is not JSON, typically a truncated body. */
-  | "unparseable_body";
+  | "unparseable_body"
+  /** A body larger than the client's cap (announced, or counted while reading). */
+  | "body_too_large";
 
 /** What one attempt produced, as the policy needs to see it. */
 export type AttemptOutcome =
   | { kind: "response"; status: number }
   | { kind: "unparseable_body"; status: number }
   /** `errorCode` is the transport's code (`UND_ERR_…` or a Node errno such as `ECONNRESET`). */
-  | { kind: "network"; errorCode: string | undefined };
+  | { kind: "network"; errorCode: string | undefined }
+  /** The attempt's total deadline passed before the body was complete. */
+  | { kind: "deadline" }
+  /** The body is larger than the cap; what was read of it is dropped. */
+  | { kind: "body_too_large" };
 
 /** The verdict on one attempt. */
 export type AttemptVerdict = { ok: true } | { ok: false; reason: FailureReason; retry: boolean };
@@ -65,12 +71,21 @@ const CONNECTION_CODES = new Set([
 /**
  * Decides once, for every caller, whether an attempt succeeded and whether a failure
  * is worth another attempt: 2xx succeeds; 429, 5xx, timeouts, connection faults and
- * unparseable (truncated) bodies are transient; every other 4xx is permanent.
+ * unparseable (truncated) bodies are transient; every other 4xx, and a body over the
+ * cap, is permanent.
  */
 export function classifyAttempt(outcome: AttemptOutcome): AttemptVerdict {
   switch (outcome.kind) {
     case "unparseable_body":
       return { ok: false, reason: "unparseable_body", retry: true };
+    case "deadline":
+      return { ok: false, reason: "timeout", retry: true };
+    case "body_too_large":
+      // Not retried: asking again for the same page brings the same answer and another
+      // cap's worth of bytes. A page of flights is tens of KB, so a body past the cap is
+      // a broken or hostile upstream (or a cap set too low), not a passing fault; the
+      // poll fails at once and its backoff paces the next try.
+      return { ok: false, reason: "body_too_large", retry: false };
     case "network": {
       const code = outcome.errorCode ?? "";
       if (TIMEOUT_CODES.has(code)) return { ok: false, reason: "timeout", retry: true };

@@ -4,8 +4,9 @@
  * to stdout, everything else (skipped records, hints, errors) to stderr, so the
  * output can be piped into `jq` as it is.
  *
- * Exit codes: 0 success; 1 upstream failure; 2 invalid parameter, configuration or
- * usage; 3 not found (single-record operations).
+ * Exit codes: 0 success (also when the reader of stdout goes away, as with `| head`);
+ * 1 upstream failure; 2 invalid parameter, configuration or usage; 3 not found
+ * (single-record operations).
  */
 import { type Command, Option } from "commander";
 import { checkBaseUrl, clientOptionsFromEnv } from "../api/client-options.js";
@@ -15,6 +16,7 @@ import type { Page } from "../api/paged-walk.js";
 import type { CollectionQueries, FlightsQuery } from "../api/query-params.js";
 import { ConfigError, InvalidParamError } from "../errors.js";
 import { airportZone, parseApiDateTime } from "../time/local-time.js";
+import { StdoutSink } from "./stdout-sink.js";
 import { VERSION } from "./version.js";
 
 /** Example lines per subcommand; `api --help` shows them all. */
@@ -37,7 +39,8 @@ const EXAMPLES: Record<string, string[]> = {
 const FOOTER = `
 Configuration: FLIGHT_API_BASE_URL (or --base-url), FLIGHT_API_TOKEN or
 FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY, AIRPORT_TIMEZONE (default Europe/Amsterdam),
-FLIGHT_API_TIMEOUT, FLIGHT_API_CONNECT_TIMEOUT, FLIGHT_API_MAX_ATTEMPTS.
+FLIGHT_API_TIMEOUT, FLIGHT_API_CONNECT_TIMEOUT, FLIGHT_API_REQUEST_TIMEOUT,
+FLIGHT_API_MAX_BODY, FLIGHT_API_MAX_ATTEMPTS.
 Output: JSON on stdout; skipped malformed records, hints and errors on stderr.
 Exit codes: 0 ok, 1 upstream failure, 2 invalid parameter/configuration/usage, 3 not found.`;
 
@@ -109,8 +112,10 @@ export function registerApiCommand(program: Command): void {
   common(
     api.command("flight <id>").description("GET /flights/{id}: one flight by its id (digits)"),
   ).action((id: string, opts: CommonOptions) =>
-    run(opts, async (client) => {
-      await writeOut(`${JSON.stringify(await client.flightById(id), null, 2)}\n`);
+    run(opts, async (client, out) => {
+      await out.write(
+        `${JSON.stringify(await client.flightById(id, { signal: out.signal }), null, 2)}\n`,
+      );
     }),
   );
 
@@ -127,12 +132,15 @@ export function registerApiCommand(program: Command): void {
       .option("--to <local>", "alias of --to-date-time")
       .option("--ndjson", "one id per line"),
   ).action((opts: ListOptions) =>
-    run(opts, async (client) => {
-      const ids = await client.flightByIds({
-        fromDateTime: dateTimeOption(opts, "fromDateTime", "from") ?? missing("fromDateTime"),
-        toDateTime: dateTimeOption(opts, "toDateTime", "to") ?? missing("toDateTime"),
-      });
-      await writeOut(
+    run(opts, async (client, out) => {
+      const ids = await client.flightByIds(
+        {
+          fromDateTime: dateTimeOption(opts, "fromDateTime", "from") ?? missing("fromDateTime"),
+          toDateTime: dateTimeOption(opts, "toDateTime", "to") ?? missing("toDateTime"),
+        },
+        { signal: out.signal },
+      );
+      await out.write(
         opts.ndjson
           ? ids.map((id) => `${JSON.stringify(id)}\n`).join("")
           : `${JSON.stringify(ids, null, 2)}\n`,
@@ -146,8 +154,10 @@ export function registerApiCommand(program: Command): void {
       .command("airline <code>")
       .description("GET /airlines/{airline}: one airline by IATA or ICAO code"),
   ).action((code: string, opts: CommonOptions) =>
-    run(opts, async (client) => {
-      await writeOut(`${JSON.stringify(await client.getAirlinesByCode(code), null, 2)}\n`);
+    run(opts, async (client, out) => {
+      await out.write(
+        `${JSON.stringify(await client.getAirlinesByCode(code, { signal: out.signal }), null, 2)}\n`,
+      );
     }),
   );
   listCommand(api, "aircraft-types", "aircraftTypes", "GET /aircrafttypes: aircraft types")
@@ -159,8 +169,10 @@ export function registerApiCommand(program: Command): void {
       .command("destination <iata>")
       .description("GET /destinations/{iata}: one destination by IATA code"),
   ).action((iata: string, opts: CommonOptions) =>
-    run(opts, async (client) => {
-      await writeOut(`${JSON.stringify(await client.getDestinationsByCode(iata), null, 2)}\n`);
+    run(opts, async (client, out) => {
+      await out.write(
+        `${JSON.stringify(await client.getDestinationsByCode(iata, { signal: out.signal }), null, 2)}\n`,
+      );
     }),
   );
 }
@@ -192,7 +204,9 @@ function listCommand(
       "--sort <fields>",
       "sort fields, comma-separated, each prefixed + or - (e.g. -scheduleTime)",
     );
-  cmd.action((opts: ListOptions) => run(opts, (client) => list(client, collection, opts)));
+  cmd.action((opts: ListOptions) =>
+    run(opts, (client, out) => list(client, collection, opts, out)),
+  );
   return cmd;
 }
 
@@ -200,30 +214,33 @@ async function list(
   client: FlightApiClient,
   collection: Collection,
   opts: ListOptions,
+  out: StdoutSink,
 ): Promise<void> {
   const query = queryFrom(collection, opts);
   if (opts.pageAll && opts.page !== undefined) {
     throw new InvalidParamError("page", "use either --page or --page-all, not both");
   }
   if (!opts.pageAll) {
-    const page = await client.getPage(collection, {
-      ...query,
-      ...(opts.page === undefined ? {} : { page: integer(opts.page, "page") }),
-    });
+    const page = await client.getPage(
+      collection,
+      { ...query, ...(opts.page === undefined ? {} : { page: integer(opts.page, "page") }) },
+      { signal: out.signal },
+    );
     reportMalformed(page);
-    await writeOut(opts.ndjson ? ndjson(page.items) : `${JSON.stringify(page.items, null, 2)}\n`);
+    await out.write(opts.ndjson ? ndjson(page.items) : `${JSON.stringify(page.items, null, 2)}\n`);
     if (page.next)
       process.stderr.write(`flightwatch api: more pages follow; use --page N or --page-all\n`);
     return;
   }
   const all: unknown[] = [];
-  for await (const page of client.pages(collection, query)) {
+  // The sink's signal stops the walk, in-flight request included, once the reader is gone.
+  for await (const page of client.pages(collection, query, { signal: out.signal })) {
     reportMalformed(page);
-    if (opts.ndjson) await writeOut(ndjson(page.items));
+    if (opts.ndjson) await out.write(ndjson(page.items));
     else all.push(...page.items);
   }
   // A JSON array is printed whole, so a failed walk never leaves half an array on stdout.
-  if (!opts.ndjson) await writeOut(`${JSON.stringify(all, null, 2)}\n`);
+  if (!opts.ndjson) await out.write(`${JSON.stringify(all, null, 2)}\n`);
 }
 
 /** The collection's query from the options, with numbers and booleans converted. */
@@ -326,12 +343,17 @@ function clientFrom(opts: CommonOptions): FlightApiClient {
  */
 async function run(
   opts: CommonOptions,
-  work: (client: FlightApiClient) => Promise<void>,
+  work: (client: FlightApiClient, out: StdoutSink) => Promise<void>,
 ): Promise<void> {
   const client = clientFrom(opts);
+  const out = new StdoutSink();
   try {
-    await work(client);
+    await work(client, out);
+  } catch (err) {
+    // The reader went away (`| head -3`): what is left has nowhere to go; not a failure.
+    if (!out.closed) throw err;
   } finally {
+    out.release();
     await client.close();
   }
 }
@@ -347,10 +369,4 @@ function reportMalformed(page: Page<unknown>): void {
 
 function ndjson(items: readonly unknown[]): string {
   return items.map((item) => `${JSON.stringify(item)}\n`).join("");
-}
-
-/** Writes to stdout, waiting when the pipe is full so a slow reader is not flooded. */
-function writeOut(text: string): Promise<void> {
-  if (text === "" || process.stdout.write(text)) return Promise.resolve();
-  return new Promise((resolve) => process.stdout.once("drain", () => resolve()));
 }

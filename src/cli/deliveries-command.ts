@@ -2,8 +2,10 @@
  * `flightwatch deliveries`: what delivery did — recent attempts, dead letters,
  * disabled endpoints, queue depths — and the two repairs: `retry` sends dead letters
  * again under their notification ids, `enable` re-enables an endpoint disabled by a
- * 410 Gone. Reads the same Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the daemon;
- * the daemon's workers do the sending.
+ * 410 Gone. Reads the same Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the daemon,
+ * says which prefix it read, and creates nothing there: the daemon's queues are opened
+ * read-only (no BullMQ `meta` key), so a listing under a prefix no daemon uses leaves
+ * Redis as it was. The daemon's workers do the sending.
  */
 import type { Command } from "commander";
 import type { Redis } from "ioredis";
@@ -15,8 +17,10 @@ import {
 import { type DeadLetter, DeliveryQueues } from "../deliver/delivery-queues.js";
 import { redisSettingsFromEnv } from "../detect/detect-config.js";
 import { InvalidParamError } from "../errors.js";
+import { cleanText } from "../log/clean-text.js";
+import { maskUrl } from "../log/mask-url.js";
 import { connectRedis } from "../store/redis-connection.js";
-import { redisKeys } from "../store/redis-keys.js";
+import { type RedisKeys, redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
 import { EXIT } from "./exit-codes.js";
 import { integer } from "./flag-values.js";
 
@@ -48,8 +52,15 @@ export function registerDeliveriesCommand(program: Command): void {
     .option("--json", "one JSON object instead of text")
     .addHelpText("after", EXAMPLES)
     .action(async (flags: ListFlags) => {
-      await withQueues(async ({ queues, log }) => {
-        const limit = integer("--limit", flags.limit ?? "20", 1, 10_000);
+      const limit = integer("--limit", flags.limit ?? "20", 1, 10_000);
+      await withQueues(async ({ queues, log, redis, where }) => {
+        // Any of these exists once a daemon or watcher has run under the prefix.
+        const known = await redis.exists(
+          ...queues.metaKeys(),
+          where.keys.deliveries,
+          where.keys.detection,
+          where.keys.outbox,
+        );
         const [recent, deadLetters, disabled, counts] = await Promise.all([
           log.recent(limit),
           queues.deadLetters(limit),
@@ -57,12 +68,21 @@ export function registerDeliveriesCommand(program: Command): void {
           queues.counts(),
         ]);
         if (flags.json) {
-          process.stdout.write(
-            `${JSON.stringify({ recent, deadLetters: deadLetters.slice(0, limit), disabled, counts }, null, 2)}\n`,
-          );
+          const report = {
+            prefix: where.prefix,
+            redis: maskUrl(where.url),
+            found: known > 0,
+            recent,
+            deadLetters: deadLetters.slice(0, limit),
+            disabled,
+            counts,
+          };
+          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
           return;
         }
-        process.stdout.write(listing(recent, deadLetters.slice(0, limit), disabled, counts));
+        process.stdout.write(
+          `${heading(where, known > 0)}\n${listing(recent, deadLetters.slice(0, limit), disabled, counts)}`,
+        );
       });
     });
 
@@ -113,19 +133,58 @@ export function registerDeliveriesCommand(program: Command): void {
     });
 }
 
+/** The Redis and prefix a command reads, as it names them to the user. */
+interface Where {
+  url: string;
+  /** FLIGHTWATCH_PREFIX as given (or its default). */
+  prefix: string;
+  /** Whether FLIGHTWATCH_PREFIX was set. */
+  prefixGiven: boolean;
+  keys: RedisKeys;
+}
+
 async function withQueues(
-  body: (parts: { queues: DeliveryQueues; log: DeliveryLog; redis: Redis }) => Promise<void>,
+  body: (parts: {
+    queues: DeliveryQueues;
+    log: DeliveryLog;
+    redis: Redis;
+    where: Where;
+  }) => Promise<void>,
 ): Promise<void> {
   const settings = redisSettingsFromEnv(process.env);
   const keys = redisKeys(settings.prefix);
+  const where: Where = {
+    url: settings.url,
+    prefix: settings.prefix,
+    prefixGiven: Boolean(process.env.FLIGHTWATCH_PREFIX?.trim()),
+    keys,
+  };
   const redis = await connectRedis(settings.url);
-  const queues = new DeliveryQueues(redis, keys);
+  // Read-only: a listing (or a retry under a wrong prefix) must not create queues.
+  const queues = new DeliveryQueues(redis, keys, { readOnly: true });
   try {
-    await body({ queues, log: new DeliveryLog(redis, keys), redis });
+    await body({ queues, log: new DeliveryLog(redis, keys), redis, where });
   } finally {
     await queues.close();
     redis.disconnect();
   }
+}
+
+/** Which prefix the listing read, and what to check when nothing was ever there. */
+function heading(where: Where, found: boolean): string {
+  const source = where.prefixGiven
+    ? "FLIGHTWATCH_PREFIX"
+    : "the default: FLIGHTWATCH_PREFIX is not set";
+  const lines = [
+    `Deliveries under the prefix ${where.prefix} (${source}) at ${maskUrl(where.url)}`,
+  ];
+  if (!found) {
+    lines.push(
+      "  Nothing has run under this prefix: is it the one your daemon uses? (`flightwatch config` shows it;",
+      `  \`watch --simulator\` uses ${SIMULATOR_PREFIX}; \`npm start\` and \`flightwatch demo\` a prefix of their own, removed when they stop.)`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 const time = (ms: number): string => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
@@ -146,7 +205,9 @@ export function listing(
         ? r.code !== undefined
           ? ` (${r.code})`
           : ""
-        : ` — ${r.reason}: ${r.detail}`;
+        : r.result === "superseded"
+          ? ` — ${r.detail}`
+          : ` — ${r.reason}: ${r.detail}`;
     lines.push(
       `  ${time(r.at)}  ${r.result.padEnd(9)} ${r.id}  ${r.ruleId}/${r.channel} → ${r.destination}  ${r.flight}  attempt ${r.attempt}${why}`,
     );
@@ -174,5 +235,7 @@ export function listing(
       `  ${type.padEnd(8)} waiting ${c.waiting ?? 0}, active ${c.active ?? 0}, delayed ${c.delayed ?? 0}, delivered (kept) ${c.completed ?? 0}, dead ${c.failed ?? 0}`,
     );
   }
-  return `${lines.join("\n")}\n`;
+  // Details are receivers' words (an answer's body): no escape sequence of theirs may
+  // drive the operator's terminal (a fake status line, a hidden link, the clipboard).
+  return `${lines.map(cleanText).join("\n")}\n`;
 }

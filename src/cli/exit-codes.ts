@@ -1,7 +1,8 @@
 /**
  * Exit codes of every `flightwatch` subcommand, decided in one place:
  * 0 success, 1 failure at run time (upstream, Redis, delivery), 2 usage or
- * configuration error (bad option, parameter or variable), 3 "not found".
+ * configuration error (bad option, parameter or variable, a base URL whose path the
+ * upstream does not serve), 3 "not found".
  */
 import { CommanderError } from "commander";
 import { ErrorCode, type FlightwatchError, NotFoundError } from "../errors.js";
@@ -14,7 +15,10 @@ export function exitCodeOf(err: FlightwatchError): number {
   if (
     err.code === ErrorCode.INVALID_PARAM ||
     err.code === ErrorCode.CONFIG_INVALID ||
-    err.code === ErrorCode.RULE_INVALID
+    err.code === ErrorCode.RULE_INVALID ||
+    // A wrong base URL or Redis password is a configuration mistake, whoever noticed it.
+    err.code === ErrorCode.UPSTREAM_BASE_URL ||
+    err.code === ErrorCode.REDIS_AUTH
   ) {
     return EXIT.usage;
   }

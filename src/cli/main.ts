@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { describeError, FlightwatchError } from "../errors.js";
 import { maskSecrets } from "../log/mask-secrets.js";
 import { registerApiCommand } from "./api-command.js";
+import { registerConfigCommand } from "./config-command.js";
 import { registerDeliveriesCommand } from "./deliveries-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerRulesCommand } from "./rules-command.js";
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerApiCommand(program);
   registerSimulateCommand(program);
   registerRunCommands(program);
+  registerConfigCommand(program);
   registerWatchCommand(program);
   registerRulesCommand(program);
   registerDeliveriesCommand(program);

@@ -2,11 +2,14 @@
  * `flightwatch rules check|test`: validate rule files, and show which rules a change
  * matches and what each channel would receive, without sending anything (the
  * equivalent of Alertmanager's `routes test`). Wiring only: the loader, the matcher
- * and the dispatch decisions do the work.
+ * and the dispatch decisions do the work. What they print is masked: webhook secrets,
+ * passwords in URLs, and the values of rule variables that went into a URL or secret
+ * or are named like a credential (docs/rules.md, "Variables").
  */
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Flight } from "../api/types.js";
+import { readRuleVariables, ruleVariableSecrets } from "../config/rule-variables.js";
 import { consoleRecord } from "../deliver/console-sender.js";
 import { emailMessage } from "../deliver/email-message.js";
 import { destinationOf } from "../deliver/endpoint.js";
@@ -23,44 +26,25 @@ import { admitMatches, flushDue } from "../dispatch/alert-decision.js";
 import { describeAlert, describeChange } from "../dispatch/alert-text.js";
 import { groupByTarget } from "../dispatch/dispatcher.js";
 import { ConfigError, formatRuleProblem } from "../errors.js";
+import { secretMasker, type TextMasker } from "../log/mask-secrets.js";
+import { readOutboundAllow } from "../outbound/outbound-policy.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
-import { loadRuleDir } from "../rules/rule-loader.js";
+import { loadRuleDir, type RuleLoad } from "../rules/rule-loader.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import { RuleSet } from "../rules/rule-matcher.js";
+import type { RuleVariables } from "../rules/variable-substitution.js";
 import { DEFAULT_AIRPORT_TIMEZONE, fromLocalDateTime } from "../time/local-time.js";
 import { EXIT } from "./exit-codes.js";
+import { endQuietlyWhenReaderGoes } from "./stdout-sink.js";
+import { VARS_FILE_HELP } from "./vars-file.js";
 
 /** Default rules directory when neither an argument nor FLIGHTWATCH_RULES gives one. */
 export const DEFAULT_RULES_DIR = "rules";
-
-/**
- * Adds the variables of an env file (`NAME=value` lines) to the process environment;
- * variables already set keep their values. For `${NAME}` in rule files.
- */
-export function loadVarsFile(file: string | undefined): void {
-  if (file === undefined) return;
-  try {
-    process.loadEnvFile(file);
-  } catch (err) {
-    throw new ConfigError(
-      "--vars-file",
-      `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-    );
-  }
-}
 
 /** The rules directory: the argument, else FLIGHTWATCH_RULES, else `rules`. */
 export function rulesDir(arg: string | undefined, env: Record<string, string | undefined>): string {
   return arg ?? (env.FLIGHTWATCH_RULES?.trim() || DEFAULT_RULES_DIR);
 }
-
-/**
- * Help of `--vars-file`, shared by the commands that load rules. (Not `--env-file`:
- * Node 20 takes that for its own option even after the script name, nodejs/node#54232,
- * and exits 9 when the file is missing before flightwatch runs at all.)
- */
-export const VARS_FILE_HELP =
-  "read the variables that rule files use from this file (NAME=value lines); variables already set win";
 
 const EXAMPLES = `
 Examples:
@@ -73,7 +57,8 @@ Examples:
   $ flightwatch rules test --before before.json --after after.json --now 2026-11-21T09:00
       the same for a flight record before and after (codeshare records may be given as a list)
 
-Rule files reference environment variables as \${NAME}; set them before checking.
+Rule files read rule variables as \${NAME}: the names of --vars-file, and RULE_… in the
+environment; never flightwatch's own settings. Secrets are masked in what rules test prints.
 AIRPORT_TIMEZONE (default ${DEFAULT_AIRPORT_TIMEZONE}) places dates and --now. See docs/rules.md.`;
 
 interface TestFlags {
@@ -97,8 +82,7 @@ export function registerRulesCommand(program: Command): void {
     .argument("[dir]", "rules directory (default: FLIGHTWATCH_RULES or ./rules)")
     .option("--vars-file <file>", VARS_FILE_HELP)
     .action(async (dir: string | undefined, flags: { varsFile?: string }) => {
-      loadVarsFile(flags.varsFile);
-      process.exitCode = await runRulesCheck(rulesDir(dir, process.env), process.env);
+      process.exitCode = await runRulesCheck(rulesDir(dir, process.env), flags, process.env);
     });
   rules
     .command("test")
@@ -119,7 +103,6 @@ export function registerRulesCommand(program: Command): void {
     .option("--json", "print the matches and alerts as JSON")
     .option("--vars-file <file>", VARS_FILE_HELP)
     .action(async (dir: string | undefined, flags: TestFlags) => {
-      loadVarsFile(flags.varsFile);
       process.exitCode = await runRulesTest(rulesDir(dir, process.env), flags, process.env);
     });
 }
@@ -130,10 +113,19 @@ const zoneOf = (env: Record<string, string | undefined>) =>
 /** `rules check`: 0 when every file is valid, 1 otherwise. */
 export async function runRulesCheck(
   dir: string,
+  flags: { varsFile?: string },
   env: Record<string, string | undefined>,
 ): Promise<number> {
-  const load = await loadRuleDir(dir, { env, zone: zoneOf(env) });
-  for (const problem of load.problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
+  const vars = readRuleVariables(env, flags.varsFile);
+  const load = await loadRuleDir(dir, {
+    vars,
+    zone: zoneOf(env),
+    outbound: readOutboundAllow(env),
+  });
+  const mask = maskerFor(load, vars);
+  for (const problem of load.problems) {
+    process.stderr.write(`${mask(formatRuleProblem(problem))}\n`);
+  }
   const files = `${load.files.length} file${load.files.length === 1 ? "" : "s"}`;
   if (load.problems.length > 0) {
     const n = load.problems.length;
@@ -141,7 +133,8 @@ export async function runRulesCheck(
     return EXIT.failure;
   }
   const disabled = load.disabled.length > 0 ? `, ${load.disabled.length} disabled` : "";
-  process.stdout.write(`${dir}: ${load.rules.length} rules in ${files}${disabled} — OK\n`);
+  const rules = `${load.rules.length} rule${load.rules.length === 1 ? "" : "s"}`;
+  process.stdout.write(`${dir}: ${rules} in ${files}${disabled} — OK\n`);
   return EXIT.ok;
 }
 
@@ -151,12 +144,18 @@ export async function runRulesTest(
   flags: TestFlags,
   env: Record<string, string | undefined>,
 ): Promise<number> {
+  endQuietlyWhenReaderGoes();
   const zone = zoneOf(env);
   const now = flags.now === undefined ? Date.now() : parseNow(flags.now, zone);
+  const vars = readRuleVariables(env, flags.varsFile);
   const events = await readEvents(flags, zone);
-  const load = await loadRuleDir(dir, { env, zone });
+  const load = await loadRuleDir(dir, { vars, zone, outbound: readOutboundAllow(env) });
+  const mask = maskerFor(load, vars);
+  const print = (text: string) => void process.stdout.write(mask(text));
   if (load.problems.length > 0) {
-    for (const problem of load.problems) process.stderr.write(`${formatRuleProblem(problem)}\n`);
+    for (const problem of load.problems) {
+      process.stderr.write(`${mask(formatRuleProblem(problem))}\n`);
+    }
     process.stderr.write(`the rules in ${dir} do not load; nothing was tested\n`);
     return EXIT.usage;
   }
@@ -183,42 +182,52 @@ export async function runRulesTest(
         payload: alert ? payloadOf(c, alert, rule, zone, from) : null,
       })),
     }));
-    process.stdout.write(`${JSON.stringify({ events, matches: out }, null, 2)}\n`);
+    // Masked value by value: a secret's JSON escaping cannot hide it from the masker.
+    const masked = (_key: string, value: unknown) =>
+      typeof value === "string" ? mask(value) : value;
+    process.stdout.write(`${JSON.stringify({ events, matches: out }, masked, 2)}\n`);
   } else {
     for (const event of events) {
-      process.stdout.write(
-        `change: ${event.flight.mainFlight} ${describeChange({ ...event, eventIds: [] }, zone)}\n`,
+      print(
+        `change: ${event.flight.mainFlight} ${describeChange({ ...event, eventIds: [] }, zone, { current: event.current })}\n`,
       );
     }
     for (const { rule, matches: m, alert } of outcomes) {
       const via = [...new Set(m.map((x) => x.selector?.name ?? "any change"))].join(", ");
-      process.stdout.write(
-        `\n✓ ${rule.id} (${rule.source.file}:${rule.source.line}) — matched by ${via}\n`,
-      );
-      if (rule.description) process.stdout.write(`    ${rule.description}\n`);
+      print(`\n✓ ${rule.id} (${rule.source.file}:${rule.source.line}) — matched by ${via}\n`);
+      if (rule.description) print(`    ${rule.description}\n`);
       if (!alert) {
-        process.stdout.write(
-          "    nothing sent: held back by the rule's noise control (e.g. shift_at_least)\n",
-        );
+        print("    nothing sent: held back by the rule's noise control (e.g. shift_at_least)\n");
         continue;
       }
       for (const channel of rule.channels) {
         const kind = channel.name === channel.type ? "" : ` (${channel.type})`;
-        process.stdout.write(`    ${channel.name}${kind} → ${destinationOf(channel)}\n`);
+        print(`    ${channel.name}${kind} → ${destinationOf(channel)}\n`);
         // Only a schedule the rule chose: the default one would repeat on every channel.
-        if (channel.retry)
-          process.stdout.write(`      retry: ${describeSchedule(channel.retry)}\n`);
+        if (channel.retry) print(`      retry: ${describeSchedule(channel.retry)}\n`);
         for (const line of preview(channel, alert, rule, zone, from)) {
-          process.stdout.write(`      ${line}\n`);
+          print(`      ${line}\n`);
         }
       }
     }
     const n = outcomes.length;
-    process.stdout.write(
+    print(
       `\n${n} of ${load.rules.length} rule${load.rules.length === 1 ? "" : "s"} match${n === 1 ? "es" : ""}; nothing was sent\n`,
     );
   }
   return outcomes.length > 0 ? EXIT.ok : EXIT.failure;
+}
+
+/**
+ * The masker of what `rules check|test` print: webhook secrets, the values of rule
+ * variables that went into a URL or secret or are named like a credential, and every
+ * credential shape maskSecrets knows (passwords in URLs, Slack webhook paths, tokens).
+ */
+function maskerFor(load: RuleLoad, vars: RuleVariables): TextMasker {
+  const secrets = load.rules.flatMap((rule) =>
+    rule.channels.flatMap((c) => (c.type === "webhook" && c.secret ? [c.secret] : [])),
+  );
+  return secretMasker([...secrets, ...ruleVariableSecrets(vars, load.secretVariables)]);
 }
 
 interface Outcome {
@@ -245,7 +254,9 @@ function payloadOf(channel: ChannelSpec, alert: Alert, rule: Rule, zone: string,
   const n = notificationOf(alert, channel);
   switch (channel.type) {
     case "email":
-      return { id: n.id, ...emailMessage(n, channel, rule, zone, from) };
+      // The first recipient's message: the others' differ only in To, Message-ID and
+      // the unsubscribe link.
+      return { id: n.id, ...emailMessage(n, channel, rule, zone, from, channel.to[0] ?? "") };
     case "slack":
       return { id: n.id, ...slackMessage(n, channel, rule, zone) };
     case "webhook": {

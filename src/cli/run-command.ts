@@ -1,5 +1,5 @@
 /**
- * `flightwatch run`, `flightwatch demo` and `flightwatch config`: the daemon. `run`
+ * `flightwatch run` and `flightwatch demo`: the daemon. `run`
  * builds the configuration (every problem at once, exit 2), the logger and the
  * senders, starts the daemon of its role and stops it gracefully on SIGTERM/SIGINT.
  * `demo` is `run` against the built-in simulator with a fast clock and a live view.
@@ -7,36 +7,33 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import type { FlightApiClientOptions } from "../api/client-options.js";
-import { CONFIG_VARIABLES } from "../config/config-variables.js";
 import {
+  configSourcesFor,
   type DaemonConfig,
   effectiveEnv,
-  type ReadConfigOptions,
   readDaemonConfig,
+  secretsIn,
 } from "../config/daemon-config.js";
+import { readRuleVariables, ruleVariableSecrets } from "../config/rule-variables.js";
 import { type Daemon, startDaemon } from "../daemon/daemon.js";
 import { findRedisServer, type PrivateRedis, startPrivateRedis } from "../daemon/private-redis.js";
+import { listenForStop, type StopSignals } from "../daemon/stop-signals.js";
+import { plaintextAuthWarning } from "../deliver/email-settings.js";
 import { buildSenders } from "../deliver/senders.js";
 import { DemoState } from "../demo/demo-state.js";
 import { LiveView } from "../demo/live-view.js";
-import { ConfigProblemsError, ErrorCode, FlightwatchError } from "../errors.js";
+import { ErrorCode, FlightwatchError } from "../errors.js";
 import { createLogger, type Logger } from "../log/logger.js";
-import { maskSecrets } from "../log/mask-secrets.js";
 import { maskUrl } from "../log/mask-url.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import type { RuleWatcher } from "../rules/rule-watcher.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
-import { redisKeys } from "../store/redis-keys.js";
+import { redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
 import { EXIT } from "./exit-codes.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-import { loadVarsFile, VARS_FILE_HELP } from "./rules-command.js";
 import { simulatedStart } from "./simulate-command.js";
-import {
-  addSimulatorOptions,
-  SIMULATOR_PREFIX,
-  startEmbeddedSimulator,
-  startRuleWatcher,
-} from "./watch-command.js";
+import { VARS_FILE_HELP } from "./vars-file.js";
+import { addSimulatorOptions, startEmbeddedSimulator, startRuleWatcher } from "./watch-command.js";
 
 /** Flags of `run` (and `demo`) as commander hands them over. */
 export interface RunFlags {
@@ -67,10 +64,11 @@ Examples:
   $ flightwatch run --config /etc/flightwatch.yaml
       the same variables from a YAML file (the environment wins over it)
 
-\`flightwatch config\` shows the effective configuration (secrets masked) and every problem in it.
+\`flightwatch config\` shows the effective configuration (secrets masked) and every problem in it and in
+the rule files; \`flightwatch config --check-connections\` also checks Redis and the upstream.
 See docs/operations.md.`;
 
-/** Adds `run`, `demo` and `config`. */
+/** Adds `run` and `demo`. */
 export function registerRunCommands(program: Command): void {
   const run = program
     .command("run")
@@ -92,11 +90,13 @@ export function registerRunCommands(program: Command): void {
       "--console",
       "print every notification on the console instead of sending it (a dry run)",
     )
-    .option("--dashboard", "serve the queue dashboard (Bull Board) at /queues on HTTP_PORT")
+    .option(
+      "--dashboard",
+      "serve the queue dashboard (Bull Board) at /queues on HTTP_PORT; needs DASHBOARD_TOKEN",
+    )
     .option("--consumer <name>", "consumer name, stable across restarts (default: host name)")
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (flags: RunFlags) => {
-      loadVarsFile(flags.varsFile);
       process.exitCode = await runDaemon(flags, process.env);
     });
   program
@@ -113,52 +113,18 @@ export function registerRunCommands(program: Command): void {
       `${VARS_FILE_HELP} (default rules/demo.env with the example rules)`,
     )
     .action(async (flags: RunFlags) => {
-      loadVarsFile(flags.varsFile ?? (flags.rules === undefined ? "rules/demo.env" : undefined));
+      const varsFile = flags.varsFile ?? (flags.rules === undefined ? "rules/demo.env" : undefined);
       process.exitCode = await runDaemon(
-        { ...flags, simulator: true, console: true, demo: !flags.plain },
+        {
+          ...flags,
+          ...(varsFile !== undefined ? { varsFile } : {}),
+          simulator: true,
+          console: true,
+          demo: !flags.plain,
+        },
         process.env,
       );
     });
-  program
-    .command("config")
-    .description(
-      "print the effective configuration (secrets masked) and check it; exit 2 on any problem",
-    )
-    .option("--role <role>", "check as for this role", "all")
-    .option("--config <file>", "read variables from this YAML file (default FLIGHTWATCH_CONFIG)")
-    .option("--vars-file <file>", VARS_FILE_HELP)
-    .option("--simulator", "check as for --simulator (no upstream variables needed)")
-    .option("--rules <dir>", "as for run --rules (overrides FLIGHTWATCH_RULES)")
-    .option("--dashboard", "as for run --dashboard")
-    .option("--json", "print JSON")
-    .action((flags: RunFlags & { json?: boolean }) => {
-      loadVarsFile(flags.varsFile);
-      process.exitCode = printConfig(flags, process.env);
-    });
-}
-
-/** How `run` (and `config`, to show the same) reads the configuration for these flags. */
-function configSources(
-  flags: RunFlags,
-  env: Record<string, string | undefined>,
-): { env: Record<string, string | undefined>; options: ReadConfigOptions } {
-  // With the embedded simulator: faster polls, and no HTTP port unless asked for.
-  const defaults: Record<string, string> = flags.simulator
-    ? { POLL_INTERVAL: "2s", HTTP_PORT: "off" }
-    : {};
-  const overrides: Record<string, string> = {
-    ...(flags.rules !== undefined ? { FLIGHTWATCH_RULES: flags.rules } : {}),
-    ...(flags.dashboard ? { DASHBOARD: "true" } : {}),
-  };
-  return {
-    env: { ...env, ...overrides },
-    options: {
-      ...(flags.role !== undefined ? { role: flags.role } : {}),
-      simulator: Boolean(flags.simulator),
-      defaults,
-      ...(flags.config !== undefined ? { configFile: flags.config } : {}),
-    },
-  };
 }
 
 /** Thrown inside the start-up when a stop signal arrived meanwhile. */
@@ -170,22 +136,45 @@ export async function runDaemon(
   env: Record<string, string | undefined>,
 ): Promise<number> {
   // Listen first: a SIGTERM during start-up (or to node as PID 1, which ignores
-  // signals without handlers) must stop the process cleanly, not be lost.
-  let signalled: string | undefined;
-  const stopSignal = new Promise<string>((resolve) => {
-    const on = (name: string) => () => {
-      signalled = name;
-      resolve(name);
-    };
-    process.once("SIGINT", on("SIGINT"));
-    process.once("SIGTERM", on("SIGTERM"));
+  // signals without handlers) must stop the process cleanly, not be lost. The listener
+  // stays for the whole run, so a second signal is always heard (see stop-signals.ts).
+  const impatience: Impatience = {};
+  const stop = listenForStop({
+    onImpatient: (signal) => {
+      impatience.say?.(signal);
+      process.exit(EXIT.failure);
+    },
   });
+  try {
+    const code = await runUntilStopped(flags, env, stop, impatience);
+    stop.done(code);
+    return code;
+  } catch (err) {
+    // The error becomes the exit code in main(); signals go back to Node's default.
+    stop.close();
+    throw err;
+  }
+}
+
+/** What a second signal says before the process exits at once (once there is a log). */
+interface Impatience {
+  say?: (signal: string) => void;
+}
+
+/** `runDaemon` once its signals are heard. */
+async function runUntilStopped(
+  flags: RunFlags & { demo?: boolean },
+  env: Record<string, string | undefined>,
+  stop: StopSignals,
+  impatience: Impatience,
+): Promise<number> {
   const checkpoint = () => {
-    if (signalled !== undefined) throw new StopDuringStart(signalled);
+    if (stop.received !== undefined) throw new StopDuringStart(stop.received);
   };
-  const sources = configSources(flags, env);
+  const sources = configSourcesFor(flags, env);
   const config = readDaemonConfig(sources.env, sources.options);
   const vars = effectiveEnv(sources.env, sources.options).env;
+  const ruleVars = readRuleVariables(env, flags.varsFile);
   const speed = flags.simulator
     ? number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0")
     : 1;
@@ -195,15 +184,30 @@ export async function runDaemon(
   const live = flags.demo === true && process.stdout.isTTY === true;
   const demoState = live ? new DemoState({ speed }) : undefined;
   const log = createLogger({
+    // The live view has the screen; the log speaks again once it is closed (the stop).
     level: live ? "silent" : config.log.level,
     format: config.log.format ?? (process.stdout.isTTY ? "text" : "json"),
     base: { role: config.role },
-    secrets: secretsOf(config, vars),
+    secrets: [...secretsIn(vars), ...ruleVariableSecrets(ruleVars)],
   });
+  // A second signal while draining means "now".
+  impatience.say = (signal) => log.warn({ signal }, "second signal: exiting without waiting");
+  // Said once, at start, by the processes that send email.
+  const plaintext = plaintextAuthWarning(config.email);
+  if (plaintext !== undefined && config.role !== "poller" && !flags.console) log.warn(plaintext);
 
   const cleanups: Array<() => Promise<void> | void> = [];
+  // Set when unfinished sends may hold the process open after the stop.
+  let exitAfterCleanup = false;
   let daemon: Daemon | undefined;
   let view: LiveView | undefined;
+  // The terminal back on the main screen, and the log (silent under the view) on it.
+  const closeView = () => {
+    if (view === undefined) return;
+    view.close();
+    view = undefined;
+    log.level = config.log.level;
+  };
   try {
     const redis = await redisFor(config, Boolean(flags.simulator), log);
     if (redis.private) cleanups.push(() => redis.private?.stop());
@@ -216,7 +220,13 @@ export async function runDaemon(
       config.redis.prefix = `${SIMULATOR_PREFIX}-${randomUUID().slice(0, 8)}`;
       const url = config.redis.url;
       const prefix = config.redis.prefix;
-      cleanups.push(() => removeKeys(url, prefix));
+      cleanups.push(async () => {
+        const removed = await removeKeys(url, prefix);
+        log.info(
+          { prefix, keys: removed },
+          `removed the simulator's data (${removed} keys under ${prefix})`,
+        );
+      });
     }
 
     let client: FlightApiClientOptions;
@@ -235,10 +245,16 @@ export async function runDaemon(
       client = config.client ?? { baseUrl: "", airportTimezone: config.zone };
     }
 
-    const rules: RuleWatcher<RuleSet> = await startRuleWatcher(config.rulesDir, vars, config.zone, {
-      info: (line) => log.info({ rulesDir: config.rulesDir }, line),
-      problem: (line) => log.error({ rulesDir: config.rulesDir }, line),
-    });
+    const rules: RuleWatcher<RuleSet> = await startRuleWatcher(
+      config.rulesDir,
+      ruleVars,
+      config.zone,
+      config.outbound,
+      {
+        info: (line) => log.info({ rulesDir: config.rulesDir }, line),
+        problem: (line) => log.error({ rulesDir: config.rulesDir }, line),
+      },
+    );
     cleanups.push(() => rules.close());
     checkpoint();
     const reload = () =>
@@ -261,9 +277,10 @@ export async function runDaemon(
           keys: redisKeys(config.redis.prefix),
           console: { write: consoleWrite, json: !process.stdout.isTTY },
           consoleOnly: Boolean(flags.console),
+          outbound: config.outbound,
         }),
       log,
-      ...(clock ? { now: clock, clockRate: speed } : {}),
+      ...(clock ? { now: clock } : {}),
       fresh: privatePrefix,
       // In a dry run the console shows each alert already: its log lines are detail.
       ...(flags.console ? { quietAlerts: true } : {}),
@@ -284,9 +301,11 @@ export async function runDaemon(
         prefix: config.redis.prefix,
         redis: maskUrl(config.redis.url),
         ...(config.role === "worker" ? {} : { upstream: client.baseUrl }),
-        ...(daemon.url ? { http: daemon.url } : {}),
+        ...(daemon.url ? { http: daemon.url, httpHost: config.http?.host } : {}),
+        // Which internal destinations notifications may reach, for whoever audits the start.
+        ...(config.outbound.strict ? {} : { outboundAllow: String(config.outbound) }),
       },
-      `flightwatch ${config.role === "all" ? "" : `${config.role} `}running${daemon.url ? `; health and metrics at ${daemon.url}` : ""}`,
+      `flightwatch ${config.role === "all" ? "" : `${config.role} `}running${daemon.url ? `; health and metrics at ${daemon.url} (listening on ${config.http?.host})` : ""}`,
     );
     if (demoState && clock) {
       view = new LiveView({
@@ -298,8 +317,8 @@ export async function runDaemon(
       });
       view.start();
     }
-    const signal = await Promise.race([stopSignal, daemon.done.then(() => "ended")]);
-    view?.close();
+    const signal = await Promise.race([stop.first, daemon.done.then(() => "ended" as const)]);
+    closeView();
     if (signal === "ended") {
       // The pipeline gave up on its own: a failure, so a supervisor restarts it.
       log.error("the pipeline ended on its own; stopping");
@@ -310,23 +329,15 @@ export async function runDaemon(
       { signal },
       `stopping (${signal}): finishing in-flight work, up to ${config.shutdownTimeoutMs / 1000} s`,
     );
-    // A second signal while draining means "now".
-    const impatient = () => {
-      log.warn("second signal: exiting without waiting");
-      process.exit(EXIT.failure);
-    };
-    process.once("SIGINT", impatient);
-    process.once("SIGTERM", impatient);
     const { clean } = await daemon.stop();
     log.info({ clean }, clean ? "stopped" : "stopped; unfinished work was handed back");
-    if (!clean) {
-      // Sends still in flight hold connections open; their jobs go back to the queue
-      // when their locks expire (DELIVERY_STALL_TIMEOUT), so leaving now loses nothing.
-      setTimeout(() => process.exit(EXIT.ok), 100).unref();
-    }
+    // Sends still in flight hold connections open; their jobs go back to the queue
+    // when their locks expire (DELIVERY_STALL_TIMEOUT), so leaving loses nothing — once
+    // the clean-ups below (the simulator's keys) are done.
+    exitAfterCleanup = !clean;
     return EXIT.ok;
   } catch (err) {
-    view?.close();
+    closeView();
     await daemon?.stop().catch(() => undefined);
     if (err instanceof StopDuringStart) {
       log.info({ signal: err.message }, `stopped during start-up (${err.message})`);
@@ -334,16 +345,20 @@ export async function runDaemon(
     }
     throw err;
   } finally {
-    for (const cleanup of cleanups.reverse())
-      await Promise.resolve(cleanup()).catch(() => undefined);
+    for (const cleanup of cleanups.reverse()) {
+      await Promise.resolve(cleanup()).catch((err: unknown) =>
+        log.warn({ err }, "clean-up after the stop failed"),
+      );
+    }
+    if (exitAfterCleanup) setTimeout(() => process.exit(EXIT.ok), 100).unref();
   }
 }
 
-/** Deletes the keys of a private prefix (the embedded simulator's). */
-async function removeKeys(url: string, prefix: string): Promise<void> {
+/** Deletes the keys of a private prefix (the embedded simulator's); resolves to how many. */
+async function removeKeys(url: string, prefix: string): Promise<number> {
   const redis = await connectRedis(url, { timeoutMs: 1000 });
   try {
-    await deleteByPattern(redis, redisKeys(prefix).pattern);
+    return await deleteByPattern(redis, redisKeys(prefix).pattern);
   } finally {
     redis.disconnect();
   }
@@ -385,83 +400,4 @@ async function redisFor(
     const started = await startPrivateRedis(binary);
     return { url: started.url, private: started };
   }
-}
-
-/** The credentials this process holds, so the logger masks them wherever they appear. */
-function secretsOf(config: DaemonConfig, vars: Record<string, string>): string[] {
-  const secrets: string[] = [];
-  if (config.client?.token) secrets.push(config.client.token);
-  if (config.client?.appKey) secrets.push(config.client.appKey);
-  if (config.email?.auth?.pass) secrets.push(config.email.auth.pass);
-  const redisPassword = passwordOf(config.redis.url);
-  if (redisPassword) secrets.push(redisPassword);
-  // Variables the rule files use for webhook secrets and URLs.
-  for (const [name, value] of Object.entries(vars)) {
-    if (/SECRET|TOKEN|PASSWORD|_KEY$|WEBHOOK_URL/.test(name)) secrets.push(value);
-  }
-  return secrets;
-}
-
-function passwordOf(url: string): string | undefined {
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `flightwatch config`: the table, then the verdict. */
-function printConfig(
-  flags: RunFlags & { json?: boolean },
-  env: Record<string, string | undefined>,
-): number {
-  const { env: merged, options } = configSources(flags, env);
-  const { env: vars, sources, file } = effectiveEnv(merged, options);
-  const rows = CONFIG_VARIABLES.map((variable) => {
-    const value = vars[variable.name];
-    const shown =
-      value === undefined
-        ? (variable.default ?? "")
-        : variable.exposure === "secret"
-          ? "********"
-          : // Whatever the variable, credential shapes in a value are masked too
-            // (a token in a query, a password in a URL given where none belongs).
-            maskSecrets(variable.exposure === "url" ? maskUrl(value) : value);
-    return {
-      name: variable.name,
-      value: shown,
-      source: value === undefined ? "default" : (sources[variable.name] ?? "env"),
-      meaning: variable.meaning,
-    };
-  });
-  let problems: string[] = [];
-  try {
-    readDaemonConfig(merged, options);
-  } catch (err) {
-    if (err instanceof ConfigProblemsError)
-      problems = err.problems.map((p) => maskSecrets(p.message));
-    else if (err instanceof FlightwatchError && err.code === ErrorCode.CONFIG_INVALID)
-      problems = [maskSecrets(err.message)];
-    else throw err;
-  }
-  if (flags.json) {
-    process.stdout.write(
-      `${JSON.stringify({ ...(file ? { file } : {}), variables: rows, problems }, null, 2)}\n`,
-    );
-  } else {
-    const width = Math.max(...rows.map((r) => r.name.length));
-    if (file) process.stdout.write(`config file: ${file}\n`);
-    for (const row of rows) {
-      const value = row.value === "" ? "(unset)" : row.value;
-      process.stdout.write(
-        `${row.name.padEnd(width)}  ${value}${row.source === "default" ? "" : `  (${row.source})`}\n`,
-      );
-    }
-    process.stdout.write(
-      problems.length === 0
-        ? "\nconfiguration is valid\n"
-        : `\n${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => `  ${p}`).join("\n")}\n`,
-    );
-  }
-  return problems.length === 0 ? EXIT.ok : EXIT.usage;
 }

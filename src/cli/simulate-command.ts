@@ -49,7 +49,11 @@ export interface SimulateFlags {
   logRequests?: boolean;
 }
 
-const DEFAULT_PORT = 8080;
+/**
+ * 4010, not 8080: `flightwatch run` serves health and metrics on 8080 (HTTP_PORT), and
+ * the README runs the two side by side.
+ */
+const DEFAULT_PORT = 4010;
 
 const EXAMPLES = `
 Examples:

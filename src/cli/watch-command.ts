@@ -7,26 +7,31 @@ import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
+import { readRuleVariables } from "../config/rule-variables.js";
 import { type DeliveryRecord, describeRecord } from "../deliver/delivery-log.js";
 import type { DeliveryJob } from "../deliver/delivery-queues.js";
-import { readEmailSettings } from "../deliver/email-settings.js";
+import { plaintextAuthWarning, readEmailSettings } from "../deliver/email-settings.js";
 import { buildSenders } from "../deliver/senders.js";
 import { describePoll } from "../detect/describe-poll.js";
 import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-config.js";
+import type { DetectorSettings } from "../detect/detector.js";
 import { startWatch } from "../detect/watch.js";
 import type { Alert } from "../dispatch/alert.js";
 import { describeAlert } from "../dispatch/alert-text.js";
-import { ConfigError, describeError, formatRuleProblem } from "../errors.js";
+import { ConfigError, describeError, formatRuleProblem, renameSettings } from "../errors.js";
+import { type OutboundPolicy, readOutboundAllow } from "../outbound/outbound-policy.js";
 import { loadRuleDir } from "../rules/rule-loader.js";
 import { RuleSet } from "../rules/rule-matcher.js";
 import { RuleWatcher } from "../rules/rule-watcher.js";
+import type { RuleVariables } from "../rules/variable-substitution.js";
 import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
-import { redisKeys } from "../store/redis-keys.js";
+import { redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
 import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-import { loadVarsFile, rulesDir, VARS_FILE_HELP } from "./rules-command.js";
+import { rulesDir } from "./rules-command.js";
 import { simulatedStart } from "./simulate-command.js";
+import { VARS_FILE_HELP } from "./vars-file.js";
 
 /** Flags of `watch` as commander hands them over. */
 export interface WatchFlags {
@@ -52,9 +57,6 @@ export interface WatchFlags {
   console?: boolean;
 }
 
-/** Prefix of `watch --simulator` when FLIGHTWATCH_PREFIX is not set; cleared at every start. */
-export const SIMULATOR_PREFIX = "flightwatch-demo";
-
 const EXAMPLES = `
 Examples:
   $ flightwatch watch --simulator
@@ -70,7 +72,8 @@ Examples:
 
 Environment: FLIGHT_API_BASE_URL, FLIGHT_API_TOKEN or FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY,
 AIRPORT_TIMEZONE, REDIS_URL (default redis://127.0.0.1:6379), FLIGHTWATCH_PREFIX,
-POLL_INTERVAL (30s; 2s with --simulator), POLL_OVERLAP (60s), RECONCILE_INTERVAL (15m),
+POLL_INTERVAL (30s; 2s with --simulator), POLL_OVERLAP (60s, the most), POLL_OVERLAP_MIN (1s),
+RECONCILE_INTERVAL (1h),
 HORIZON_PAST_DAYS (1), HORIZON_FUTURE_DAYS (2), SNAPSHOT_TTL (3d), OUTBOX_RETENTION (7d),
 with --rules: SMTP_URL, EMAIL_FROM, DELIVERY_STALL_TIMEOUT (30s).
 Several watchers may share one Redis: exactly one poll runs per interval among them.
@@ -138,7 +141,7 @@ export function registerWatchCommand(program: Command): void {
     .option("--interval <duration>", "time between polls (overrides POLL_INTERVAL)")
     .option(
       "--overlap <duration>",
-      "how far incremental windows reach back (overrides POLL_OVERLAP)",
+      "the most incremental windows reach back; they follow the stamp lag observed (overrides POLL_OVERLAP)",
     )
     .option(
       "--reconcile <duration>",
@@ -172,7 +175,6 @@ export function registerWatchCommand(program: Command): void {
     .option("--quiet", "no poll summaries on stderr")
     .addHelpText("after", EXAMPLES)
     .action(async (flags: WatchFlags) => {
-      loadVarsFile(flags.varsFile);
       await runWatchCommand(flags, process.env);
     });
 }
@@ -182,16 +184,35 @@ export async function runWatchCommand(
   flags: WatchFlags,
   env: Record<string, string | undefined>,
 ): Promise<void> {
+  const ruleVars = readRuleVariables(env, flags.varsFile);
   const overrides: Record<string, string> = {};
-  if (flags.interval !== undefined) overrides.POLL_INTERVAL = flags.interval;
-  else if (flags.simulator && !env.POLL_INTERVAL) overrides.POLL_INTERVAL = "2s";
-  if (flags.overlap !== undefined) overrides.POLL_OVERLAP = flags.overlap;
-  if (flags.reconcile !== undefined) overrides.RECONCILE_INTERVAL = flags.reconcile;
-  const settings = detectorSettingsFromEnv(env, overrides);
+  // A flag's problem names the flag, not the variable it overrides.
+  const flagOf: Record<string, string> = {};
+  const fromFlag = (name: string, flag: string, value: string | undefined): void => {
+    if (value === undefined) return;
+    overrides[name] = value;
+    flagOf[name] = flag;
+  };
+  fromFlag("POLL_INTERVAL", "--interval", flags.interval);
+  if (flags.interval === undefined && flags.simulator && !env.POLL_INTERVAL) {
+    overrides.POLL_INTERVAL = "2s";
+  }
+  fromFlag("POLL_OVERLAP", "--overlap", flags.overlap);
+  fromFlag("RECONCILE_INTERVAL", "--reconcile", flags.reconcile);
+  let settings: DetectorSettings;
+  try {
+    settings = detectorSettingsFromEnv(env, overrides);
+  } catch (err) {
+    throw err instanceof ConfigError ? renameSettings(err, flagOf) : err;
+  }
   // Delivery settings are checked before anything starts (exit 2 naming the variable).
   if (flags.rules !== undefined && flags.rules !== false && flags.deliver !== false) {
-    readEmailSettings(env);
+    const plaintext = plaintextAuthWarning(readEmailSettings(env));
+    if (plaintext !== undefined && !flags.console) {
+      process.stderr.write(`flightwatch: warning: ${plaintext}\n`);
+    }
   }
+  const outbound = readOutboundAllow(env);
   const redis = redisSettingsFromEnv(env);
   // The embedded simulator is a new airport at every start: unless told otherwise,
   // keep its data apart from a real installation's and start from a clean slate.
@@ -236,7 +257,7 @@ export async function runWatchCommand(
   try {
     if (flags.rules !== undefined && flags.rules !== false) {
       const dir = rulesDir(typeof flags.rules === "string" ? flags.rules : undefined, env);
-      rules = await startRuleWatcher(dir, env, zone);
+      rules = await startRuleWatcher(dir, ruleVars, zone, outbound);
       process.on("SIGHUP", reload);
     }
     const live = rules;
@@ -275,11 +296,10 @@ export async function runWatchCommand(
                   keys: redisKeys(redis.prefix),
                   console: { write: (text) => writeLine(text), json: !process.stdout.isTTY },
                   consoleOnly: Boolean(flags.console),
+                  outbound,
                 }),
               workers: {
-                ...(stallMs !== undefined
-                  ? { lockDurationMs: stallMs, stalledIntervalMs: Math.max(250, stallMs / 2) }
-                  : {}),
+                ...(stallMs !== undefined ? { stallTimeoutMs: stallMs } : {}),
                 onRecord: (record: DeliveryRecord) => {
                   // In a dry run the notification itself is on stdout already.
                   const plain = flags.quiet || flags.console;
@@ -321,8 +341,9 @@ export async function runWatchCommand(
 /** Loads the rules (failing on any problem) and reloads them on change, keeping the last good set. */
 export async function startRuleWatcher(
   dir: string,
-  env: Record<string, string | undefined>,
+  vars: RuleVariables,
   zone: string,
+  outbound: OutboundPolicy,
   say: { info: (line: string) => void; problem: (line: string) => void } = {
     info: (line) => process.stderr.write(`flightwatch: ${line}\n`),
     problem: (line) => process.stderr.write(`${line}\n`),
@@ -330,7 +351,7 @@ export async function startRuleWatcher(
 ): Promise<RuleWatcher<RuleSet>> {
   return RuleWatcher.start({
     dir,
-    load: (d) => loadRuleDir(d, { env, zone }),
+    load: (d) => loadRuleDir(d, { vars, zone, outbound }),
     build: (list) => new RuleSet(list, { zone }),
     onReload: ({ rules, files }) => {
       say.info(

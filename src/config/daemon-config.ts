@@ -12,11 +12,13 @@ import {
   redisSettingsFromEnv,
 } from "../detect/detect-config.js";
 import type { DetectorSettings } from "../detect/detector.js";
-import { ConfigError, ConfigProblems } from "../errors.js";
+import { ConfigError, ConfigProblems, renameSettings } from "../errors.js";
 import { type LogLevel, parseLogLevel } from "../log/logger.js";
+import { type OutboundPolicy, readOutboundAllow } from "../outbound/outbound-policy.js";
 import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
-import { type ConfigFileValues, readConfigFile } from "./config-file.js";
+import { type ConfigFileRead, readConfigFileWithLines } from "./config-file.js";
+import { isSecretName } from "./config-variables.js";
 
 /** What a daemon process runs: polling and matching, delivery, or both. */
 export type Role = "poller" | "worker" | "all";
@@ -37,12 +39,20 @@ export interface DaemonConfig {
   detector: DetectorSettings;
   zone: string;
   email?: EmailSettings;
+  /** Internal destinations rule channels may send to (OUTBOUND_ALLOW); none by default. */
+  outbound: OutboundPolicy;
   /** Health, readiness and metrics; absent when HTTP_PORT is `off`. */
   http?: { port: number; host: string };
   log: { level: LogLevel; format?: "json" | "text" };
   shutdownTimeoutMs: number;
   stallTimeoutMs?: number;
+  /** A stage failing this long while Redis answers turns /healthz to 503 (LIVENESS_TIMEOUT). */
+  stuckTimeoutMs?: number;
   dashboard: boolean;
+  /** What every request to the dashboard must present (DASHBOARD_TOKEN); set when `dashboard` is. */
+  dashboardToken?: string;
+  /** What requests to /metrics must present (METRICS_TOKEN); absent leaves /metrics open. */
+  metricsToken?: string;
 }
 
 /** How to read: role, embedded simulator, defaults the command chose, a config file. */
@@ -56,7 +66,46 @@ export interface ReadConfigOptions {
   configFile?: string;
 }
 
+/** The flags of `run` (and `config`, which checks what `run` would read) that shape the configuration. */
+export interface ConfigFlags {
+  role?: string;
+  config?: string;
+  simulator?: boolean;
+  rules?: string;
+  dashboard?: boolean;
+}
+
+/** How `run` (and `config`, to show the same) reads the configuration for these flags. */
+export function configSourcesFor(
+  flags: ConfigFlags,
+  env: ConfigEnv,
+): { env: Record<string, string | undefined>; options: ReadConfigOptions } {
+  // With the embedded simulator: faster polls, and no HTTP port unless asked for.
+  const defaults: Record<string, string> = flags.simulator
+    ? { POLL_INTERVAL: "2s", HTTP_PORT: "off" }
+    : {};
+  const overrides: Record<string, string> = {
+    ...(flags.rules !== undefined ? { FLIGHTWATCH_RULES: flags.rules } : {}),
+    ...(flags.dashboard ? { DASHBOARD: "true" } : {}),
+  };
+  return {
+    env: { ...env, ...overrides },
+    options: {
+      ...(flags.role !== undefined ? { role: flags.role } : {}),
+      simulator: Boolean(flags.simulator),
+      defaults,
+      ...(flags.config !== undefined ? { configFile: flags.config } : {}),
+    },
+  };
+}
+
 export const DEFAULT_HTTP_PORT = 8080;
+/**
+ * Loopback: what the HTTP port serves (metrics, and the dashboard when on) is for this
+ * machine unless the operator says otherwise. Containers set 0.0.0.0 (the Dockerfile
+ * does), since their probes come from outside.
+ */
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 const DEFAULT_RULES_DIR = "rules";
 
@@ -71,9 +120,12 @@ export function effectiveEnv(
   env: Record<string, string>;
   sources: Record<string, "env" | "file" | "default">;
   file?: string;
+  /** `file:line` of each variable whose value comes from the config file. */
+  fileLines: Record<string, string>;
 } {
   const file = options.configFile ?? set(env.FLIGHTWATCH_CONFIG);
-  const fromFile: ConfigFileValues = file ? readConfigFile(file) : {};
+  const read: ConfigFileRead = file ? readConfigFileWithLines(file) : { values: {}, where: {} };
+  const fromFile = read.values;
   const merged: Record<string, string> = {};
   const sources: Record<string, "env" | "file" | "default"> = {};
   const layer = (
@@ -90,13 +142,33 @@ export function effectiveEnv(
   layer(options.defaults ?? {}, "default");
   layer(fromFile, "file");
   layer(env, "env");
-  return { env: merged, sources, ...(file ? { file } : {}) };
+  const fileLines: Record<string, string> = {};
+  for (const [name, source] of Object.entries(sources)) {
+    const where = read.where[name];
+    if (source === "file" && where !== undefined) fileLines[name] = where;
+  }
+  return { env: merged, sources, ...(file ? { file } : {}), fileLines };
 }
 
-/** Reads and checks the whole configuration; throws every problem at once. */
+/**
+ * Reads and checks the whole configuration; throws every problem at once. A problem
+ * with a value from the config file names the file and line too.
+ */
 export function readDaemonConfig(rawEnv: ConfigEnv, options: ReadConfigOptions = {}): DaemonConfig {
+  const { env, fileLines } = effectiveEnv(rawEnv, options);
+  try {
+    return checkDaemonConfig(env, options);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const names = Object.fromEntries(
+      Object.entries(fileLines).map(([name, where]) => [name, `${where} ${name}`]),
+    );
+    throw renameSettings(err, names);
+  }
+}
+
+function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptions): DaemonConfig {
   const problems = new ConfigProblems();
-  const env = effectiveEnv(rawEnv, options).env;
   const role = problems.take(() => readRole(options.role)) ?? "all";
   const polls = role !== "worker";
   const client =
@@ -107,16 +179,30 @@ export function readDaemonConfig(rawEnv: ConfigEnv, options: ReadConfigOptions =
   const redis = problems.take(() => redisSettingsFromEnv(env));
   const detector = problems.take(() => detectorSettingsFromEnv(env));
   const email = problems.take(() => readEmailSettings(env));
+  const outbound = problems.take(() => readOutboundAllow(env));
   const http = problems.take(() => readHttp(env));
   const level = problems.take(() => parseLogLevel(env.LOG_LEVEL));
   const format = problems.take(() => readLogFormat(env.LOG_FORMAT));
   const shutdownTimeoutMs = problems.take(() => duration(env, "SHUTDOWN_TIMEOUT", 1000));
   const stallTimeoutMs = problems.take(() => duration(env, "DELIVERY_STALL_TIMEOUT", 1000));
+  const stuckTimeoutMs = problems.take(() => duration(env, "LIVENESS_TIMEOUT", 1000));
   const dashboard = problems.take(() => readBoolean(env, "DASHBOARD"));
   if (dashboard && http === undefined) {
     problems.add(
       "DASHBOARD",
-      "needs HTTP_PORT (the dashboard is served there), but HTTP_PORT is off",
+      `needs HTTP_PORT (the dashboard is served there), but HTTP_PORT is off${
+        options.defaults?.HTTP_PORT === "off" && env.HTTP_PORT === "off"
+          ? " (the simulator's default): set HTTP_PORT=8080"
+          : ""
+      }`,
+    );
+  }
+  const dashboardToken = problems.take(() => readToken(env, "DASHBOARD_TOKEN"));
+  const metricsToken = problems.take(() => readToken(env, "METRICS_TOKEN"));
+  if (dashboard && env.DASHBOARD_TOKEN === undefined) {
+    problems.add(
+      "DASHBOARD_TOKEN",
+      "is required with DASHBOARD=true (or --dashboard): the dashboard shows recipients' addresses and whole payloads; set DASHBOARD_TOKEN to a long random secret (e.g. the output of `openssl rand -hex 32`), or turn DASHBOARD off",
     );
   }
   problems.throwIfAny();
@@ -129,12 +215,42 @@ export function readDaemonConfig(rawEnv: ConfigEnv, options: ReadConfigOptions =
     detector: detector as DetectorSettings,
     zone: client?.airportTimezone ?? zone,
     ...(email ? { email } : {}),
+    outbound: outbound as OutboundPolicy,
     ...(http ? { http } : {}),
     log: { level: level ?? "info", ...(format ? { format } : {}) },
     shutdownTimeoutMs: shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     ...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
+    ...(stuckTimeoutMs !== undefined ? { stuckTimeoutMs } : {}),
     dashboard: dashboard ?? false,
+    ...(dashboard && dashboardToken !== undefined ? { dashboardToken } : {}),
+    ...(metricsToken !== undefined ? { metricsToken } : {}),
   };
+}
+
+/**
+ * The credentials a configuration holds, by value, so that a masker hides them wherever
+ * they appear: the upstream token and app key, the passwords in REDIS_URL and SMTP_URL,
+ * and every variable named like a credential (isSecretName), rule variables included.
+ */
+export function secretsIn(vars: Readonly<Record<string, string>>): string[] {
+  const secrets: string[] = [];
+  for (const name of ["REDIS_URL", "SMTP_URL"]) {
+    const password = passwordOf(vars[name]);
+    if (password) secrets.push(password);
+  }
+  for (const [name, value] of Object.entries(vars)) {
+    if (isSecretName(name)) secrets.push(value);
+  }
+  return secrets;
+}
+
+function passwordOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `--role`: poller, worker or all. */
@@ -153,7 +269,7 @@ function readLogFormat(value: string | undefined): "json" | "text" | undefined {
 
 function readHttp(env: Record<string, string>): { port: number; host: string } | undefined {
   const text = env.HTTP_PORT ?? String(DEFAULT_HTTP_PORT);
-  const host = env.HTTP_HOST ?? "0.0.0.0";
+  const host = env.HTTP_HOST ?? DEFAULT_HTTP_HOST;
   if (
     !/^[A-Za-z0-9.:_-]+$/.test(host) ||
     (isIP(host) === 0 && !/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/.test(host))
@@ -176,6 +292,28 @@ function readBoolean(env: Record<string, string>, name: string): boolean {
   if (["true", "1", "yes", "on"].includes(text)) return true;
   if (["false", "0", "no", "off"].includes(text)) return false;
   throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
+}
+
+/** Shortest token accepted: a guessable credential is no credential. */
+const MIN_TOKEN_CHARS = 16;
+
+/** A credential from a variable: printable ASCII without spaces (it goes in headers), long enough. */
+function readToken(env: Record<string, string>, name: string): string | undefined {
+  const token = env[name];
+  if (token === undefined) return undefined;
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new ConfigError(
+      name,
+      "may hold printable ASCII characters only, without spaces (it is sent in an Authorization header)",
+    );
+  }
+  if (token.length < MIN_TOKEN_CHARS) {
+    throw new ConfigError(
+      name,
+      `is ${token.length} characters long; use at least ${MIN_TOKEN_CHARS}, e.g. the output of \`openssl rand -hex 32\``,
+    );
+  }
+  return token;
 }
 
 function duration(env: Record<string, string>, name: string, min: number): number | undefined {

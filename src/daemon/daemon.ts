@@ -11,19 +11,29 @@ import type { DaemonConfig } from "../config/daemon-config.js";
 import { type DeliveryRecord, describeRecord } from "../deliver/delivery-log.js";
 import { DeliveryQueues } from "../deliver/delivery-queues.js";
 import type { DeliveryStageOptions } from "../deliver/delivery-stage.js";
-import { describePoll } from "../detect/describe-poll.js";
+import { describePoll, lagGrew } from "../detect/describe-poll.js";
 import type { PollReport } from "../detect/detector.js";
+import { PollProgress } from "../detect/poll-progress.js";
 import { startWatch, type Watcher } from "../detect/watch.js";
 import type { Alert } from "../dispatch/alert.js";
-import { describeError } from "../errors.js";
+import { describeError, ErrorCode, FlightwatchError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { FlightwatchMetrics } from "../ops/flightwatch-metrics.js";
-import { type OpsServer, type Readiness, startOpsServer } from "../ops/ops-server.js";
+import {
+  type Liveness,
+  type OpsServer,
+  type Readiness,
+  startOpsServer,
+} from "../ops/ops-server.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
-import { DetectionStore } from "../store/detection-store.js";
+import { DetectionStore, type PollStatus } from "../store/detection-store.js";
 import { connectRedis } from "../store/redis-connection.js";
-import { redisKeys } from "../store/redis-keys.js";
+import { type RedisKeys, redisKeys } from "../store/redis-keys.js";
+import { StateGuard, type StateLoss } from "../store/state-guard.js";
+import { JumpSafeClock } from "../time/jump-safe-clock.js";
+import { MalformedRecordLog } from "./malformed-record-log.js";
 import { RedisTroubleLog } from "./redis-trouble.js";
+import { StageHealth } from "./stage-health.js";
 
 /** What a daemon is built from. */
 export interface DaemonOptions {
@@ -35,9 +45,8 @@ export interface DaemonOptions {
   /** Senders of this process (the worker and all roles). */
   senders: DeliveryStageOptions["senders"];
   log: Logger;
-  /** Airport clock (default Date.now) and how fast it runs against real time (default 1). */
+  /** Airport clock (default Date.now). */
   now?: () => number;
-  clockRate?: number;
   /** Delete the prefix's keys first (the embedded simulator is a new airport each time). */
   fresh?: boolean;
   /** Consumer name, stable across restarts (default the host name). */
@@ -73,25 +82,71 @@ export const READY_POLL_INTERVALS = 3;
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
   const keys = redisKeys(config.redis.prefix);
-  const now = options.now ?? Date.now;
-  const clockRate = options.clockRate ?? 1;
   const role = config.role;
   const polls = role !== "worker";
   const delivers = role !== "poller";
-  const metrics = new FlightwatchMetrics({ now, clockRate });
+  const metrics = new FlightwatchMetrics();
+  // The wall clock may be stepped back (NTP, a VM resume); the instants the daemon keeps
+  // in Redis (due groups, backoff, catch-up) must not wait for it to catch up again.
+  const clock = new JumpSafeClock({
+    ...(options.now ? { wall: options.now } : {}),
+    onJump: (backMs) => clockStepped(backMs),
+  });
+  const now = clock.now;
   const ops: Redis = await connectRedis(config.redis.url);
   // Every connection drops together when Redis goes away; the ops one coming back says
   // Redis is back (it reconnects by itself, idle or not).
-  const trouble = new RedisTroubleLog(log);
+  const trouble = new RedisTroubleLog(log, { onError: (reason) => metrics.redisError(reason) });
   ops.on("ready", () => trouble.recovered());
+  const malformed = new MalformedRecordLog(log);
   const queues = new DeliveryQueues(ops, keys, {
     onError: (err) => log.debug({ err }, "queue connection error"),
   });
   const detection = new DetectionStore(ops, keys);
+  const intervalMs = config.detector.intervalMs;
+  const progress = new PollProgress({ readSeq: () => detection.readSeq() });
+  const stages = new StageHealth(
+    config.stuckTimeoutMs === undefined ? {} : { stuckAfterMs: config.stuckTimeoutMs },
+  );
   metrics.observeQueues(() => queues.counts());
   metrics.observePollStatus(() => detection.readStatus());
+  metrics.observePollAge(() => progress.ageMs());
+
+  const guard = new StateGuard({
+    redis: ops,
+    keys,
+    observe: async () => {
+      const [notifications, alerts, groups] = await Promise.all([
+        queues.outstanding(),
+        unqueuedAlerts(ops, keys),
+        ops.zcard(keys.alertsDue),
+      ]);
+      return {
+        notifications: notifications.count,
+        notificationIds: notifications.ids,
+        alerts,
+        groups,
+      };
+    },
+    onLoss: (loss) => reportStateLoss(log, keys.prefix, loss, metrics),
+  });
+  const clockStepped = (backMs: number) => {
+    metrics.clockStepBack();
+    log.warn(
+      { backMs: Math.round(backMs) },
+      `the wall clock went back ${seconds(backMs)} (an NTP step, a VM resume?): flightwatch keeps its own time and converges on the wall clock over ${seconds(2 * backMs)}${delivers ? "; notifications waiting to retry are moved earlier by as much" : ""}`,
+    );
+    if (delivers) {
+      queues
+        .shiftDelayed(backMs)
+        .catch((err: unknown) => trouble.error(asError(err), "retry shift"));
+    }
+  };
+  const checkStateSoon = () =>
+    void guard.check().catch((err: unknown) => trouble.error(asError(err), "state check"));
 
   let watcher: Watcher | undefined;
+  let watchTimer: NodeJS.Timeout | undefined;
   let polled = 0;
   const quiet = options.quietAlerts ? "debug" : "info";
   let server: OpsServer | undefined;
@@ -104,21 +159,47 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       checks.redis = { ok: false, detail: describeError(err) };
     }
     if (watcher === undefined) checks.pipeline = { ok: false, detail: "starting" };
-    if (polls && checks.redis.ok) checks.poll = pollCheck(await detection.readStatus());
+    if (polls && checks.redis.ok) {
+      await progress.refresh();
+      checks.poll = pollCheck(await detection.readStatus());
+    }
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   };
-  const pollCheck = (status: Awaited<ReturnType<DetectionStore["readStatus"]>>) => {
-    const limit = READY_POLL_INTERVALS * config.detector.intervalMs * clockRate;
-    if (status.lastSuccessAt === undefined) {
-      return { ok: false, detail: "no successful poll yet" };
+  const pollCheck = (status: PollStatus) => {
+    // The upstream refusing the credentials is not something time mends.
+    if (status.failures > 0 && status.lastErrorCode === ErrorCode.UPSTREAM_AUTH) {
+      return { ok: false, detail: `the upstream refuses the credentials: ${status.lastError}` };
     }
-    const age = now() - status.lastSuccessAt;
-    const detail = `last successful poll ${Math.round(age / clockRate / 100) / 10} s ago`;
-    if (age > limit) {
+    const age = progress.ageMs();
+    if (age === undefined) {
+      const why = status.lastError ? `; last error: ${status.lastError}` : "";
+      return { ok: false, detail: `no successful poll seen yet${why}` };
+    }
+    const detail = `last successful poll committed ${Math.round(age / 100) / 10} s ago`;
+    if (age > READY_POLL_INTERVALS * intervalMs) {
       const why = status.lastError ? `; last error: ${status.lastError}` : "";
       return { ok: false, detail: `${detail} (more than ${READY_POLL_INTERVALS} intervals)${why}` };
     }
     return { ok: true, detail };
+  };
+  const liveness = async (): Promise<Liveness> => {
+    const stuck = stages.stuck();
+    if (stuck.length === 0) return { live: true, detail: "ok" };
+    // A Redis out of reach is readiness's business: restarting would not bring it back.
+    try {
+      await ops.ping();
+    } catch {
+      return { live: true, detail: "Redis out of reach; waiting for it" };
+    }
+    return {
+      live: false,
+      detail: stuck
+        .map(
+          (s) =>
+            `${s.stage} has failed for ${Math.round(s.forMs / 1000)} s while Redis answers (${s.failures} failures; last: ${s.lastError})`,
+        )
+        .join("; "),
+    };
   };
 
   try {
@@ -130,7 +211,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         host: config.http.host,
         metrics,
         readiness,
-        ...(config.dashboard ? { dashboard: { queues: queues.all() } } : {}),
+        liveness,
+        ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
+        ...(config.dashboard && config.dashboardToken !== undefined
+          ? { dashboard: { queues: queues.all(), token: config.dashboardToken } }
+          : {}),
       });
     }
     watcher = await startWatch({
@@ -151,11 +236,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             );
           }
         },
+        onMalformed: (report) => {
+          metrics.malformedRecord(report);
+          malformed.record(report);
+        },
       },
       redis: config.redis,
       settings: config.detector,
       consumer: options.consumer ?? hostname(),
-      ...(options.now ? { now: options.now } : {}),
+      now,
       noPoll: !polls,
       fresh: Boolean(options.fresh),
       rules: {
@@ -182,13 +271,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         senders: delivers ? options.senders : {},
         notify: polls,
         workers: {
-          ...(config.stallTimeoutMs !== undefined
-            ? {
-                lockDurationMs: config.stallTimeoutMs,
-                stalledIntervalMs: Math.max(250, config.stallTimeoutMs / 2),
-              }
-            : {}),
+          ...(config.stallTimeoutMs !== undefined ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
           onRecord: (record) => {
+            stages.ok("deliver");
             metrics.delivery(record);
             const fields = {
               notificationId: record.id,
@@ -200,8 +285,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               attempt: record.attempt,
               ...(record.reason ? { reason: record.reason } : {}),
             };
-            if (record.result === "delivered") log[quiet](fields, describeRecord(record));
-            else if (record.result === "retrying") log.warn(fields, describeRecord(record));
+            if (record.result === "delivered" || record.result === "superseded") {
+              log[quiet](fields, describeRecord(record));
+            } else if (record.result === "retrying") log.warn(fields, describeRecord(record));
             else log.error(fields, describeRecord(record));
             options.onRecord?.(record);
           },
@@ -218,19 +304,55 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               },
               "lock lost before sending; another worker has it",
             ),
-          onError: (err) => trouble.error(err, "delivery worker error"),
+          onError: (err) => {
+            stages.failed("deliver", err);
+            trouble.error(err, "delivery worker error");
+          },
         },
         onDropped: (alert) =>
           log.warn({ alertId: alert.id, ruleId: alert.ruleId }, "alert not sent: its rule is gone"),
       },
       onPoll: (report) => {
+        if (report.outcome === "committed") progress.noteCommit();
+        // An upstream in trouble is not the stage's failure: it backs off and tries again.
+        polled++;
+        if (report.outcome === "failed" && report.error && !isUpstreamError(report.error)) {
+          // Redis trouble (or a fault of ours): logged as such, rate-limited by kind.
+          stages.failed("poll", report.error);
+          trouble.error(report.error, "poll failed");
+        } else {
+          stages.ok("poll");
+          logPoll(log, polled, report);
+        }
         metrics.poll(report);
-        logPoll(log, ++polled, report);
         options.onPoll?.(report);
+      },
+      onStep: (stage, err) => (err ? stages.failed(stage, err) : stages.ok(stage)),
+      onGroupRecreated: (stream, group) => {
+        log.warn(
+          { stream, group },
+          `consumer group ${group} of ${stream} was missing; created again`,
+        );
+        checkStateSoon();
       },
       onError: (err) => trouble.error(err, "pipeline error"),
     });
+    // After the start (which clears the prefix of a fresh demo airport).
+    await guard.start();
+    // What Redis holds is looked at regularly: a loss is noticed (and named) within
+    // seconds even when no stage trips over it, and progress seen by the other pollers
+    // is timed on this process's monotonic clock.
+    watchTimer = setInterval(
+      () => {
+        now(); // a step of the wall clock is noticed even in a process with nothing to time
+        checkStateSoon();
+        if (polls) progress.refresh().catch(() => undefined);
+      },
+      Math.min(intervalMs, STATE_CHECK_MS),
+    );
+    watchTimer.unref();
   } catch (err) {
+    clearInterval(watchTimer);
     await watcher?.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await queues.close().catch(() => undefined);
@@ -246,6 +368,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     readiness,
     stop() {
       stopping ??= (async () => {
+        clearInterval(watchTimer);
         server?.setShuttingDown();
         let timer: NodeJS.Timeout | undefined;
         const timedOut = new Promise<"timeout">((resolve) => {
@@ -272,9 +395,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 }
 
+/** How often what Redis holds is looked at (data loss, progress of other pollers), at most. */
+const STATE_CHECK_MS = 5_000;
+
 /**
- * Polls are logged by what they mean to an operator: a failure is a warning, a poll
- * that found changes is news, a quiet one is debug detail (every 30 s otherwise).
+ * Polls are logged by what they mean to an operator: credentials the upstream refuses
+ * are an error (nothing works until someone fixes them), another failure is a warning,
+ * a poll that found changes is news, a quiet one is debug detail (every 30 s otherwise).
  */
 function logPoll(log: Logger, count: number, report: PollReport): void {
   const fields = {
@@ -286,7 +413,92 @@ function logPoll(log: Logger, count: number, report: PollReport): void {
     events: report.events.length,
   };
   const text = describePoll(count, report);
-  if (report.outcome === "failed") log.warn({ ...fields, err: report.error }, text);
-  else if (report.events.length > 0) log.info(fields, text);
-  else log.debug(fields, text);
+  if (report.outcome === "failed") {
+    const err = report.error;
+    if (err instanceof FlightwatchError && err.code === ErrorCode.UPSTREAM_AUTH) {
+      log.error(
+        { ...fields, err },
+        `the upstream refuses flightwatch's credentials: ${err.message}; polls retry with backoff until they are accepted`,
+      );
+    } else {
+      log.warn({ ...fields, err }, text);
+    }
+  } else if (lagGrew(report) && report.overlapAtMax) {
+    log.warn(fields, text);
+  } else if (report.events.length > 0 || report.mode === "baseline" || lagGrew(report)) {
+    // The baseline too: it is how an operator sees the first poll happen (0 events).
+    log.info(fields, text);
+  } else log.debug(fields, text);
 }
+
+/**
+ * Whether a poll failed because of the upstream (an answer it gave or did not give in
+ * time; polls back off), not because of flightwatch or Redis.
+ */
+function isUpstreamError(err: Error): boolean {
+  return (
+    err instanceof FlightwatchError &&
+    (err.code.startsWith("FW_ERR_UPSTREAM") || err.code === ErrorCode.POLL_TIMEOUT)
+  );
+}
+
+/** Decided alerts the notifiers have not taken yet, or hold unacknowledged. */
+async function unqueuedAlerts(redis: Redis, keys: RedisKeys): Promise<number> {
+  if ((await redis.exists(keys.alerts)) === 0) return 0;
+  const groups = (await redis.call("XINFO", "GROUPS", keys.alerts)) as unknown[][];
+  let most = 0;
+  for (const group of groups) {
+    const fields = new Map<string, unknown>();
+    for (let i = 0; i + 1 < group.length; i += 2) fields.set(String(group[i]), group[i + 1]);
+    const waiting = Number(fields.get("pending") ?? 0) + Number(fields.get("lag") ?? 0);
+    if (Number.isFinite(waiting)) most = Math.max(most, waiting);
+  }
+  return most;
+}
+
+/** Says once, clearly, that Redis lost flightwatch's data, and what went with it. */
+function reportStateLoss(
+  log: Logger,
+  prefix: string,
+  loss: StateLoss,
+  metrics: FlightwatchMetrics,
+): void {
+  const what = `Redis lost flightwatch's state (the keys under ${prefix} are gone: a restart without persistence, FLUSHALL, a failover to an empty replica, or deleted keys); re-baselining: changes until the next poll are taken in silently, later ones are reported`;
+  if (!loss.recreated) {
+    metrics.stateLoss();
+    log.warn({ prefix }, `${what} (another process noticed first and reports what was lost)`);
+    return;
+  }
+  const o = loss.outstanding;
+  metrics.stateLoss(o?.notifications ?? 0);
+  if (!o) {
+    log.error({ prefix }, `${what}; what it held was not looked at before (unknown losses)`);
+    return;
+  }
+  const ids = o.notificationIds.slice(0, LOST_IDS_LOGGED);
+  const more = o.notifications - ids.length;
+  const lost =
+    o.notifications + o.alerts + o.groups === 0
+      ? "nothing was waiting to be sent"
+      : `lost with it: ${o.notifications} notification(s) queued or retrying${
+          ids.length > 0 ? ` (${ids.join(", ")}${more > 0 ? `, and ${more} more` : ""})` : ""
+        }, ${o.alerts} decided alert(s) not yet queued, ${o.groups} group(s) waiting for their time`;
+  log.error(
+    {
+      prefix,
+      lostNotifications: o.notifications,
+      lostNotificationIds: ids,
+      lostAlerts: o.alerts,
+      lostGroups: o.groups,
+      observedAgoMs: loss.observedAgoMs,
+    },
+    `${what}; ${lost} (as of ${Math.round((loss.observedAgoMs ?? 0) / 100) / 10} s before it was noticed)`,
+  );
+}
+
+/** Most notification ids named in the log line of a loss. */
+const LOST_IDS_LOGGED = 50;
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));

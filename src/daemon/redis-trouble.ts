@@ -57,11 +57,73 @@ export function isLockLost(err: unknown): boolean {
   ].some((start) => err.message.startsWith(start));
 }
 
+/** A kind of refusal by a Redis that answers: what it means and what to do. */
+export interface RedisRefusal {
+  /** Closed set, a metric label: `oom`, `readonly`, `cluster`, `auth`, `misconf`. */
+  reason: "oom" | "readonly" | "cluster" | "auth" | "misconf";
+  /** One line for the operator: the cause and what to do about it. */
+  advice: string;
+}
+
+/**
+ * Whether `err` is Redis refusing a command for a reason the operator must fix (or
+ * wait out) — memory, a replica, a cluster, credentials, persistence — and what it means.
+ */
+export function redisRefusal(err: unknown): RedisRefusal | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const m = err.message;
+  // A transaction refused as a whole carries the refusals of its commands.
+  if (m.startsWith("EXECABORT ")) {
+    const previous = (err as { previousErrors?: unknown }).previousErrors;
+    return Array.isArray(previous) ? redisRefusal(previous[0]) : undefined;
+  }
+  if (m.startsWith("OOM ")) {
+    return {
+      reason: "oom",
+      advice:
+        "Redis refuses writes: it is out of memory (maxmemory reached under noeviction). Give it more memory or shorten OUTBOX_RETENTION/SNAPSHOT_TTL; flightwatch retries until it can write",
+    };
+  }
+  // A blocked read ended because the server became a replica says the same.
+  if (m.startsWith("READONLY ") || /^UNBLOCKED .*master -> replica/.test(m)) {
+    return {
+      reason: "readonly",
+      advice:
+        "REDIS_URL points at a read-only replica (after a failover?): point it at the primary, or at an endpoint that follows failovers",
+    };
+  }
+  if (/^(MOVED|ASK|CLUSTERDOWN|CROSSSLOT|TRYAGAIN) /.test(m)) {
+    return {
+      reason: "cluster",
+      advice:
+        "REDIS_URL points at a Redis Cluster node: flightwatch needs a single Redis (or a primary with replicas); point REDIS_URL at one",
+    };
+  }
+  if (/^(NOAUTH|WRONGPASS|NOPERM) /.test(m)) {
+    return {
+      reason: "auth",
+      advice:
+        "Redis refuses flightwatch's credentials or permissions: check the user and password in REDIS_URL and the ACL of that user",
+    };
+  }
+  if (m.startsWith("MISCONF ")) {
+    return {
+      reason: "misconf",
+      advice:
+        "Redis refuses writes because it cannot save to disk (MISCONF): check its disk space and logs",
+    };
+  }
+  return undefined;
+}
+
 /** How often the reminder comes, and the clock (real time). */
 export interface RedisTroubleLogOptions {
   /** Least time between two warnings of one outage (default 30 s). */
   repeatMs?: number;
+  /** Monotonic clock, ms (default performance.now). */
   now?: () => number;
+  /** Hears every Redis error by reason (`connection`, a refusal's reason, `other`), for a metric. */
+  onError?: (reason: string) => void;
 }
 
 /** Logs the errors of the daemon's parts, summarising Redis outages. */
@@ -75,11 +137,15 @@ export class RedisTroubleLog {
   /** Connection errors seen in the outage, and those held back since the last warning. */
   #errors = 0;
   #heldBack = 0;
+  /** Refusals by reason: when last logged, and how many were held back since. */
+  readonly #refusals = new Map<string, { loggedAt: number; heldBack: number }>();
+  readonly #onError: ((reason: string) => void) | undefined;
 
   constructor(log: Logger, options: RedisTroubleLogOptions = {}) {
     this.#log = log;
     this.#repeatMs = options.repeatMs ?? 30_000;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => performance.now());
+    this.#onError = options.onError;
   }
 
   /** An error of a part of the daemon (`msg` says which: "pipeline error", …). */
@@ -91,10 +157,18 @@ export class RedisTroubleLog {
       );
       return;
     }
+    const refusal = redisRefusal(err);
+    if (refusal) {
+      this.#onError?.(refusal.reason);
+      this.#refused(err, msg, refusal);
+      return;
+    }
     if (!isRedisConnectionError(err)) {
+      this.#onError?.("other");
       this.#log.error({ err }, msg);
       return;
     }
+    this.#onError?.("connection");
     const now = this.#now();
     this.#errors++;
     if (this.#since === undefined) {
@@ -114,6 +188,26 @@ export class RedisTroubleLog {
     );
     this.#warnedAt = now;
     this.#heldBack = 0;
+  }
+
+  /** A refusal: one error line per reason and reminder interval, with the count held back. */
+  #refused(err: Error, source: string, refusal: RedisRefusal): void {
+    const now = this.#now();
+    const seen = this.#refusals.get(refusal.reason);
+    if (seen && now - seen.loggedAt < this.#repeatMs) {
+      seen.heldBack++;
+      return;
+    }
+    this.#log.error(
+      {
+        err,
+        source,
+        reason: refusal.reason,
+        ...(seen ? { heldBack: seen.heldBack } : {}),
+      },
+      refusal.advice,
+    );
+    this.#refusals.set(refusal.reason, { loggedAt: now, heldBack: 0 });
   }
 
   /** Redis answers again (a connection is ready): ends the outage, if one was under way. */

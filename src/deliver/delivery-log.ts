@@ -10,8 +10,12 @@ import type { Endpoint } from "./endpoint.js";
 import type { ChannelType } from "./notification.js";
 import type { DeliveryFailureReason, RefusedRecipient } from "./send-outcome.js";
 
-/** What became of one attempt. */
-export type AttemptResult = "delivered" | "retrying" | "dead";
+/**
+ * What became of one attempt. `superseded`: never sent, because a newer notification
+ * of the same rule about the same flight through the same channel took its place (its
+ * changes folded into that one), or was delivered already.
+ */
+export type AttemptResult = "delivered" | "retrying" | "dead" | "superseded";
 
 /** One attempt at one notification. */
 export interface DeliveryRecord {
@@ -34,6 +38,8 @@ export interface DeliveryRecord {
   code?: number | string;
   /** When the next attempt is due (retrying only), epoch ms. */
   nextAt?: number;
+  /** The notification that took this one's place (superseded only, when it was folded in). */
+  supersededBy?: string;
   refused?: RefusedRecipient[];
 }
 
@@ -114,5 +120,6 @@ export class DeliveryLog {
 export function describeRecord(record: DeliveryRecord): string {
   const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt})`;
   if (record.result === "delivered") return `delivered ${what}`;
+  if (record.result === "superseded") return `superseded ${what}: ${record.detail}`;
   return `${record.result === "dead" ? "dead letter" : "retrying"} ${what}: ${record.reason}: ${record.detail}`;
 }

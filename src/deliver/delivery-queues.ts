@@ -10,9 +10,13 @@ import { type Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { RedisKeys } from "../store/redis-keys.js";
+import { DeliveryOrder } from "./delivery-order.js";
 import type { ChannelType, Notification } from "./notification.js";
 import { attemptsOf, type RetrySchedule } from "./retry-schedule.js";
 import type { DeliveryFailureReason } from "./send-outcome.js";
+
+/** How long a notification id is not enqueued again (and its order kept), by default: 3 days. */
+export const DEFAULT_DEDUP_MS = 3 * 86_400_000;
 
 /** The BullMQ queue name of a channel type. */
 export const queueName = (type: ChannelType): string => `deliver-${type}`;
@@ -56,25 +60,38 @@ export interface DeliveryQueuesOptions {
   dedupMs?: number;
   /** Hears the queues' connection errors (default: ignored). */
   onError?: (err: Error) => void;
+  /**
+   * Read and repair only, never create (default false): the queues write no `meta`
+   * key, which BullMQ's Queue otherwise writes on connecting. For `flightwatch
+   * deliveries`, whose listing must leave Redis as it found it, even under a prefix no
+   * daemon uses.
+   */
+  readOnly?: boolean;
 }
 
 /** The queue side of delivery: enqueue, dead letters, re-sending. */
 export class DeliveryQueues {
   readonly #queues = new Map<ChannelType, Queue<DeliveryJob>>();
   readonly #options: Required<DeliveryQueuesOptions>;
+  readonly #connection: Redis;
+  readonly #order: DeliveryOrder;
 
   /** `connection` is shared by the queues (plain commands only). */
   constructor(connection: Redis, keys: RedisKeys, options: DeliveryQueuesOptions = {}) {
+    this.#connection = connection;
     this.#options = {
       onError: options.onError ?? (() => undefined),
+      readOnly: options.readOnly ?? false,
       keepCompletedMs: options.keepCompletedMs ?? 86_400_000,
       keepFailedMs: options.keepFailedMs ?? 30 * 86_400_000,
-      dedupMs: options.dedupMs ?? 3 * 86_400_000,
+      dedupMs: options.dedupMs ?? DEFAULT_DEDUP_MS,
     };
+    this.#order = new DeliveryOrder(connection, keys, this.#options.dedupMs);
     for (const type of CHANNEL_TYPES) {
       const queue = new Queue<DeliveryJob>(queueName(type), {
         connection,
         prefix: keys.queuePrefix,
+        ...(this.#options.readOnly ? { skipMetasUpdate: true } : {}),
       });
       // Unheard, BullMQ prints a connection error with console.error (multi-line, not
       // a log line); the failing commands report the trouble to their callers anyway.
@@ -93,8 +110,13 @@ export class DeliveryQueues {
     return [...this.#queues.values()];
   }
 
-  /** Adds jobs (a notification already enqueued is left as it is). */
+  /**
+   * Adds jobs (a notification already enqueued is left as it is). Each takes its place
+   * in the order of its rule, flight and channel first (see delivery-order.ts): a place
+   * whose job never came is found out and dropped by the worker of a newer one.
+   */
   async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
+    await this.#order.pending(jobs.map((job) => job.notification));
     const byType = new Map<ChannelType, DeliveryJob[]>();
     for (const job of jobs) {
       const list = byType.get(job.notification.type) ?? [];
@@ -181,6 +203,61 @@ export class DeliveryQueues {
       ),
     );
     return Object.fromEntries(entries) as Record<ChannelType, Record<string, number>>;
+  }
+
+  /**
+   * Notifications not yet delivered nor dead (waiting, retrying, being sent): how many,
+   * and the ids of up to `limit` of them.
+   */
+  async outstanding(limit = 1_000): Promise<{ count: number; ids: string[] }> {
+    const states = ["waiting", "delayed", "active", "prioritized"] as const;
+    const per = await Promise.all(
+      CHANNEL_TYPES.map(async (type) => {
+        const queue = this.queue(type);
+        const [counts, ids] = await Promise.all([
+          queue.getJobCounts(...states),
+          queue.getRanges([...states], 0, limit - 1),
+        ]);
+        return { count: Object.values(counts).reduce((a, b) => a + b, 0), ids };
+      }),
+    );
+    return {
+      count: per.reduce((sum, p) => sum + p.count, 0),
+      ids: per.flatMap((p) => p.ids).slice(0, limit),
+    };
+  }
+
+  /**
+   * Moves every notification waiting to retry `byMs` earlier: after the wall clock was
+   * stepped back by that much, BullMQ (whose due times are instants of the wall clock)
+   * would otherwise hold each one back as long. Resolves to how many were moved.
+   */
+  async shiftDelayed(byMs: number): Promise<number> {
+    let moved = 0;
+    for (const type of CHANNEL_TYPES) {
+      const queue = this.queue(type);
+      // BullMQ scores a delayed job by its due instant × 4096 (plus an order within the ms).
+      const delayed = queue.keys.delayed ?? queue.toKey("delayed");
+      const entries = await this.#connection.zrange(delayed, 0, -1, "WITHSCORES");
+      const now = Date.now();
+      for (let i = 0; i + 1 < entries.length; i += 2) {
+        const job = await queue.getJob(entries[i] as string);
+        const due = Math.floor(Number(entries[i + 1]) / 0x1000);
+        if (!job || !Number.isFinite(due)) continue;
+        // A job promoted or taken meanwhile is not delayed any more: nothing to move.
+        const changed = await job.changeDelay(Math.max(0, due - byMs - now)).then(
+          () => true,
+          () => false,
+        );
+        if (changed) moved++;
+      }
+    }
+    return moved;
+  }
+
+  /** The queues' `meta` keys: one exists for every queue a daemon has opened. */
+  metaKeys(): string[] {
+    return this.all().map((queue) => queue.toKey("meta"));
   }
 
   /** Closes the queues (not the shared connection). */

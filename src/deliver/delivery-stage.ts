@@ -40,6 +40,8 @@ export interface DeliveryStageOptions {
   onDropped?: NotifierOptions["onDropped"];
   /** Run the notifier (alerts → queued notifications) here (default true). */
   notify?: boolean;
+  /** Hears that the notifier's consumer group was missing and was created again. */
+  onGroupRecreated?: (stream: string, group: string) => void;
 }
 
 /** A running delivery stage. */
@@ -72,6 +74,7 @@ export async function startDeliveryStage(options: DeliveryStageOptions): Promise
       group: options.group ?? NOTIFY_GROUP,
       consumer: options.consumer,
       blockMs: options.blockMs ?? 250,
+      ...(options.onGroupRecreated ? { onGroupRecreated: options.onGroupRecreated } : {}),
     });
     // A new group starts at the stream's end: an upgrade must not send a week of old
     // alerts. The caller starts this stage before the dispatcher, so nothing is missed.

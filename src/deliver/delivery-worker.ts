@@ -14,16 +14,23 @@
  * pace wait under load) checks and renews its lock just before the send, and leaves
  * the job to the worker that has it when the lock is gone.
  */
-import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
+import { DelayedError, Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { crashPoint } from "../crash-point.js";
+import { foldAlert } from "../dispatch/alert-fold.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { ChannelSender } from "./channel-sender.js";
 import type { DeliveryLog, DeliveryRecord } from "./delivery-log.js";
-import { type DeliveryJob, queueName } from "./delivery-queues.js";
+import { DeliveryOrder } from "./delivery-order.js";
+import {
+  DEFAULT_DEDUP_MS,
+  type DeliveryJob,
+  DeliveryQueues,
+  queueName,
+} from "./delivery-queues.js";
 import { endpointOf } from "./endpoint.js";
-import type { ChannelType } from "./notification.js";
+import type { ChannelType, Notification } from "./notification.js";
 import { DEFAULT_RETRY_SCHEDULE, retryDelay } from "./retry-schedule.js";
 import type { SendOutcome } from "./send-outcome.js";
 
@@ -49,9 +56,17 @@ export interface DeliveryWorkersOptions {
   random?: () => number;
   /** Jobs in flight per channel type (defaults: webhook 64, slack 8, email 8, console 1). */
   concurrency?: Partial<Record<ChannelType, number>>;
-  /** A worker that stops renewing its lock this long is taken as dead (default 30 s). */
+  /**
+   * A dead worker's notifications are sent by another within this (default 30 s,
+   * DELIVERY_STALL_TIMEOUT). BullMQ hands a job on when its lock has expired *and* a
+   * stalled-job check found it marked by the check before (two checks), so the lock is
+   * half of this and the checks come every quarter: a worker killed right after renewing
+   * its lock is found at most ¾ of it later.
+   */
+  stallTimeoutMs?: number;
+  /** Overrides the lock derived from `stallTimeoutMs` (tests). */
   lockDurationMs?: number;
-  /** How often stalled jobs are looked for (default 30 s). */
+  /** Overrides the stalled-check period derived from `stallTimeoutMs` (tests). */
   stalledIntervalMs?: number;
   /** Called after each attempt is recorded. */
   onRecord?: (record: DeliveryRecord) => void;
@@ -59,7 +74,29 @@ export interface DeliveryWorkersOptions {
   onAbandoned?: (job: DeliveryJob, attempt: number) => void;
   /** Called on a worker error (Redis trouble); the worker carries on. */
   onError?: (err: Error) => void;
+  /** The queues, to look at older notifications of an order (default: its own, on `connection`). */
+  queues?: DeliveryQueues;
 }
+
+/**
+ * How many delivered notification ids a process remembers, so that a job whose
+ * completion Redis refused is not sent again when it comes back to the same process.
+ */
+const SENT_REMEMBERED = 10_000;
+
+/** How long a notification waits before it asks again for its turn in its order, ms. */
+const ORDER_WAIT_MS = 250;
+/**
+ * An order's turn lasts this many job locks: a send is never cut short by it, and a job
+ * handed over after its worker died takes the turn back (it is named after the
+ * notification), so only a dead notification's newer ones wait for it to run out.
+ */
+const ORDER_LOCK_LOCKS = 4;
+/** Rounds of superseding before a notification waits instead (each round takes some). */
+const MAX_TURN_ROUNDS = 4;
+
+/** Default of DELIVERY_STALL_TIMEOUT. */
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
 const DEFAULT_CONCURRENCY: Record<ChannelType, number> = {
   webhook: 64,
@@ -86,13 +123,22 @@ export class DeliveryWorkers {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #lockDurationMs: number;
+  readonly #queues: DeliveryQueues;
+  readonly #order: DeliveryOrder;
+  /** Notification ids this process delivered, newest last (at most SENT_REMEMBERED). */
+  readonly #sent = new Set<string>();
 
   constructor(options: DeliveryWorkersOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
-    this.#lockDurationMs = options.lockDurationMs ?? 30_000;
+    const stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    this.#lockDurationMs = options.lockDurationMs ?? Math.max(500, Math.floor(stallTimeoutMs / 2));
+    const stalledIntervalMs =
+      options.stalledIntervalMs ?? Math.max(250, Math.floor(stallTimeoutMs / 4));
     const { connection, keys } = options;
+    this.#queues = options.queues ?? new DeliveryQueues(connection, keys);
+    this.#order = new DeliveryOrder(connection, keys, DEFAULT_DEDUP_MS);
     for (const [type, sender] of Object.entries(options.senders) as [
       ChannelType,
       ChannelSender,
@@ -105,7 +151,7 @@ export class DeliveryWorkers {
           prefix: keys.queuePrefix,
           concurrency: options.concurrency?.[type] ?? DEFAULT_CONCURRENCY[type],
           lockDuration: this.#lockDurationMs,
-          stalledInterval: options.stalledIntervalMs ?? 30_000,
+          stalledInterval: stalledIntervalMs,
           // A killed worker must not turn its jobs into dead letters: hand them on again.
           maxStalledCount: 100,
           settings: {
@@ -139,26 +185,41 @@ export class DeliveryWorkers {
     job: Job<DeliveryJob>,
     token: string | undefined,
   ): Promise<unknown> {
-    const { notification, destination } = job.data;
     const attempt = job.attemptsMade + 1;
-    const outcome = await this.#attempt(sender, job, attempt, token);
+    // One at a time per (rule, flight, channel), oldest first (BullMQ's own workers always
+    // pass a token; without one there is no lock, and no turn to wait for).
+    const turn = token === undefined ? ({ kind: "go" } as const) : await this.#takeTurn(job);
+    if (turn.kind === "wait" && token !== undefined) {
+      // Not an attempt: waiting for the turn uses none up.
+      await job.moveToDelayed(this.#now() + ORDER_WAIT_MS, token);
+      throw new DelayedError();
+    }
+    // After the turn: the job's data may have taken in what it superseded.
+    const { notification } = job.data;
+    if (turn.kind === "superseded") {
+      await this.#record({
+        ...baseRecord(job.data, attempt, this.#now()),
+        result: "superseded",
+        detail: turn.detail,
+      });
+      await this.#done(notification, false);
+      return { superseded: true };
+    }
+    // Sent by this process already, but the record or the job's completion failed (Redis
+    // refusing writes, its memory full): the job came back (started again, unlike a job
+    // an operator sends again, whose attempts are reset). Done, not sent again.
+    const cameBack = this.#sent.has(notification.id) && job.attemptsStarted > 1;
+    const outcome: SendOutcome = cameBack
+      ? { status: "delivered" }
+      : await this.#attempt(sender, job, attempt, token);
+    if (outcome.status === "delivered") this.#remember(notification.id);
     if (outcome.status === "abandoned") {
       this.#options.onAbandoned?.(job.data, attempt);
       // After a DelayedError BullMQ leaves the job as it is (as after moveToDelayed):
       // it belongs to the worker that holds its lock now, and nothing is recorded here.
       throw new DelayedError();
     }
-    const record: DeliveryRecord = {
-      at: this.#now(),
-      id: notification.id,
-      ruleId: notification.ruleId,
-      channel: notification.channel,
-      type: notification.type,
-      flight: notification.alert.flight.key,
-      destination,
-      attempt,
-      result: "delivered",
-    };
+    const record = baseRecord(job.data, attempt, this.#now());
     if (outcome.status !== "delivered") {
       record.reason = outcome.reason;
       record.detail = outcome.detail;
@@ -168,12 +229,16 @@ export class DeliveryWorkers {
 
     if (outcome.status === "delivered") {
       await this.#record(record);
+      await this.#done(notification, true);
       return { code: outcome.code, attempts: attempt };
     }
     if (outcome.status === "failed") {
       await this.#record({ ...record, result: "dead" });
+      await this.#done(notification, false);
       throw new UnrecoverableError(`${outcome.reason}: ${outcome.detail}`);
     }
+    // It will be tried again: the turn goes (a newer notification may supersede it).
+    await this.#order.release(notification);
     if (outcome.retryRecipients) {
       await job.updateData({ ...job.data, recipients: outcome.retryRecipients });
     }
@@ -193,12 +258,93 @@ export class DeliveryWorkers {
     const attempts = job.opts.attempts ?? 1;
     if (attempt >= attempts) {
       await this.#record({ ...record, result: "dead" });
+      await this.#done(notification, false);
       throw new UnrecoverableError(
         `${outcome.reason}: ${outcome.detail} (gave up after ${attempt} attempt${attempt === 1 ? "" : "s"})`,
       );
     }
     await this.#record({ ...record, result: "retrying" });
     throw new RetryLaterError(`${outcome.reason}: ${outcome.detail}`, outcome.retryAfterMs);
+  }
+
+  /**
+   * Takes the turn to send the job's notification in its order (see delivery-order.ts):
+   * `go`; `wait` while another of the order is being sent, or an older one is waiting
+   * to go first; `superseded` when a newer one was delivered already, or when what it
+   * superseded cancels out what it says. An older one that failed and waits to be tried
+   * again is superseded here: taken out of its queue, its changes folded into this
+   * notification, recorded as superseded.
+   */
+  async #takeTurn(
+    job: Job<DeliveryJob>,
+  ): Promise<{ kind: "go" } | { kind: "wait" } | { kind: "superseded"; detail: string }> {
+    const queue = this.#queues.queue(job.data.notification.type);
+    for (let round = 0; round < MAX_TURN_ROUNDS; round++) {
+      const notification = job.data.notification;
+      const turn = await this.#order.claim(notification, ORDER_LOCK_LOCKS * this.#lockDurationMs);
+      if (turn.kind === "go") return { kind: "go" };
+      if (turn.kind === "busy") return { kind: "wait" };
+      if (turn.kind === "stale") {
+        return {
+          kind: "superseded",
+          detail: `a newer notification of this rule about this flight (sequence ${turn.delivered}) was delivered already`,
+        };
+      }
+      let wait = false;
+      for (const id of turn.ids) {
+        const older = await Job.fromId<DeliveryJob>(queue, id);
+        const state = older ? await older.getState() : "unknown";
+        if (!older || state === "completed" || state === "failed" || state === "unknown") {
+          // Done (its end not noted: a crash), or its job never came: out of the way.
+          await this.#order.forget(notification, [id]);
+          continue;
+        }
+        if (state !== "delayed" || older.attemptsMade < 1) {
+          wait = true; // waiting, or being sent: it goes first
+          continue;
+        }
+        // It failed and waits to be tried again: this one takes its place.
+        const removed = await older.remove().then(
+          () => true,
+          () => false,
+        );
+        if (!removed) {
+          wait = true; // taken by a worker meanwhile
+          continue;
+        }
+        const alert = foldAlert(older.data.notification.alert, job.data.notification.alert);
+        await job.updateData({ ...job.data, notification: { ...job.data.notification, alert } });
+        await this.#record({
+          ...baseRecord(older.data, older.attemptsMade, this.#now()),
+          result: "superseded",
+          supersededBy: job.data.notification.id,
+          detail: `superseded by the newer ${job.data.notification.id}, which carries its changes`,
+        });
+        await this.#order.forget(notification, [id]);
+      }
+      if (wait) return { kind: "wait" };
+      if (job.data.notification.alert.changes.length === 0) {
+        return {
+          kind: "superseded",
+          detail: "its changes cancel out with those of the older notifications it superseded",
+        };
+      }
+    }
+    return { kind: "wait" };
+  }
+
+  /**
+   * Ends a notification's place in its order, and hands the turn to the next one at once
+   * when it waits for it (rather than when its wait for the turn runs out).
+   */
+  async #done(notification: Notification, delivered: boolean): Promise<void> {
+    const next = await this.#order.done(notification, delivered);
+    if (next === undefined) return;
+    const job = await Job.fromId<DeliveryJob>(this.#queues.queue(notification.type), next);
+    // Only one waiting for its turn (never used an attempt); a retry keeps its backoff.
+    if (job && job.attemptsMade === 0 && (await job.getState()) === "delayed") {
+      await job.promote().catch(() => undefined);
+    }
   }
 
   /** One attempt: find the channel, skip disabled endpoints, send, disable on 410. */
@@ -269,8 +415,33 @@ export class DeliveryWorkers {
     }
   }
 
+  #remember(id: string): void {
+    this.#sent.delete(id);
+    this.#sent.add(id);
+    if (this.#sent.size > SENT_REMEMBERED) {
+      const oldest = this.#sent.values().next().value;
+      if (oldest !== undefined) this.#sent.delete(oldest);
+    }
+  }
+
   async #record(record: DeliveryRecord): Promise<void> {
     await this.#options.log.record(record);
     this.#options.onRecord?.(record);
   }
+}
+
+/** The record of an attempt at a job's notification, delivered unless said otherwise. */
+function baseRecord(data: DeliveryJob, attempt: number, at: number): DeliveryRecord {
+  const { notification, destination } = data;
+  return {
+    at,
+    id: notification.id,
+    ruleId: notification.ruleId,
+    channel: notification.channel,
+    type: notification.type,
+    flight: notification.alert.flight.key,
+    destination,
+    attempt,
+    result: "delivered",
+  };
 }

@@ -38,13 +38,29 @@ export interface PaceSlot {
   waitMs: number;
 }
 
+// The instant a key holds (by the callers' clock), or now when it is gone. A key lives
+// exactly until its instant, so its remaining time to live bounds it: an instant further
+// away than that (with a second's slack for clocks that differ a little) was written
+// before the caller's clock was stepped back (NTP, a VM resume), and waiting for it
+// would take as long as the step. The time to live, Redis's own, is believed instead.
+const UNTIL_OF = `
+local function untilOf(key, now)
+  local value = redis.call('GET', key)
+  if not value then return now end
+  local instant = tonumber(value)
+  local left = redis.call('PTTL', key)
+  if left >= 0 and instant - now > left + 1000 then instant = now + left end
+  return instant
+end
+`;
+
 // KEYS[1] pace key; ARGV now, interval, maxWait (-1 = any). The key holds the next
 // free slot; taking a slot moves it one interval on and keeps the key alive until then.
-const RESERVE = `
+const RESERVE = `${UNTIL_OF}
 local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local maxWait = tonumber(ARGV[3])
-local nextFree = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+local nextFree = untilOf(KEYS[1], now)
 local slot = math.max(now, nextFree)
 local wait = slot - now
 if maxWait >= 0 and wait > maxWait then return {0, wait} end
@@ -54,17 +70,23 @@ return {1, wait}
 
 // KEYS[1] pace key, KEYS[2] hold key; ARGV now, until. Only ever moves the next free
 // slot and the hold later. The hold also stops slots taken before the push back.
-const PUSH_BACK = `
+const PUSH_BACK = `${UNTIL_OF}
 local now = tonumber(ARGV[1])
 local untilMs = tonumber(ARGV[2])
 if untilMs <= now then return 0 end
-if untilMs > tonumber(redis.call('GET', KEYS[2]) or '0') then
+if untilMs > untilOf(KEYS[2], now) then
   redis.call('SET', KEYS[2], untilMs, 'PX', untilMs - now)
 end
-local nextFree = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+local nextFree = untilOf(KEYS[1], now)
 if untilMs <= nextFree then return 0 end
 redis.call('SET', KEYS[1], untilMs, 'PX', untilMs - now)
 return 1
+`;
+
+// KEYS[1] hold key; ARGV now. Ms until the hold ends (0 = none).
+const HELD_FOR = `${UNTIL_OF}
+local now = tonumber(ARGV[1])
+return math.max(0, untilOf(KEYS[1], now) - now)
 `;
 
 /** One send slot per interval per destination, shared through Redis. */
@@ -119,8 +141,12 @@ export class DestinationLimiter {
    * came back must not be used while the destination asked everyone to wait.
    */
   async heldFor(destination: string, nowMs: number): Promise<number> {
-    const until = await this.#redis.get(this.#keys.deliveryHold(destinationHash(destination)));
-    return until === null ? 0 : Math.max(0, Number(until) - nowMs);
+    return (await this.#redis.eval(
+      HELD_FOR,
+      1,
+      this.#keys.deliveryHold(destinationHash(destination)),
+      String(Math.floor(nowMs)),
+    )) as number;
   }
 
   #key(destination: string): string {

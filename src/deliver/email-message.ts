@@ -1,18 +1,34 @@
 /**
- * An email notification as message fields: subject, a text and an HTML part, and the
- * headers that make mail about flights behave — a deterministic `Message-ID` (a
- * resend is recognisably the same message), threading per (rule, flight), and RFC 8058
- * one-click unsubscribe when the channel gives a URL. Pure: the same notification,
- * channel, rule, zone and sender always give the same message.
+ * An email notification as message fields, one message per recipient: subject, a text
+ * and an HTML part, and the headers that make mail about flights behave — a
+ * deterministic `Message-ID` per recipient (a resend is recognisably the same message),
+ * threading per (rule, flight), and RFC 8058 one-click unsubscribe when the channel
+ * gives a URL (the recipient's own, with `{recipient}` in it). Pure: the same
+ * notification, channel, rule, zone, sender and recipient always give the same message.
  */
 import { createHash } from "node:crypto";
 import { renderTemplate } from "../dispatch/alert-template.js";
-import { describeAlert, describeChange } from "../dispatch/alert-text.js";
+import {
+  clipText,
+  describeAlert,
+  describeChange,
+  ruleFlightName,
+  type TextOptions,
+} from "../dispatch/alert-text.js";
 import type { EmailChannelSpec, Rule } from "../rules/rule.js";
 import type { Notification } from "./notification.js";
 
 /** Default email subject: flight, date and what changed (`rules test` shows the same). */
 export const DEFAULT_SUBJECT = "{flight} {date}: {changes}";
+
+/**
+ * Longest value from the upstream an email shows — a gate, a route, the codeshares — in
+ * characters. The upstream bounds none of them; real ones are a few characters long.
+ */
+export const EMAIL_VALUE_CHARS = 100;
+
+/** Longest subject, in characters (with a template's own text and labels included). */
+export const EMAIL_SUBJECT_CHARS = 200;
 
 /** Domain of Message-IDs when the sender has none (it always has one once validated). */
 const FALLBACK_DOMAIN = "flightwatch.invalid";
@@ -20,12 +36,12 @@ const FALLBACK_DOMAIN = "flightwatch.invalid";
 /** The fields of one email, ready for the SMTP transport. */
 export interface EmailMessage {
   from: string;
-  /** The `To:` header: every recipient of the channel, also on a retry to fewer of them. */
-  to: string[];
+  /** The `To:` header: this message's one recipient, who sees no other. */
+  to: string;
   subject: string;
   text: string;
   html: string;
-  /** `<notification id@sender's domain>`. */
+  /** `<notification id.recipient tag@sender's domain>` (see `emailMessageId`). */
   messageId: string;
   /** The synthetic root of the (rule, flight) thread. */
   inReplyTo: string;
@@ -34,30 +50,46 @@ export interface EmailMessage {
   headers: Record<string, string>;
 }
 
-/** The message of an email notification; `from` is `EMAIL_FROM` (`Name <address>` or an address). */
+/**
+ * The message of an email notification to one of its channel's recipients; `from` is
+ * `EMAIL_FROM` (`Name <address>` or an address).
+ */
 export function emailMessage(
   notification: Notification,
   channel: EmailChannelSpec,
   rule: Rule,
   zone: string,
   from: string,
+  recipient: string,
 ): EmailMessage {
   const { alert } = notification;
   const domain = domainOf(from);
+  const cut = { maxValueChars: EMAIL_VALUE_CHARS };
+  // Named by the number the rule knows the flight by: the codeshare on the passenger's ticket.
+  const text: TextOptions = { ...cut, flightName: ruleFlightName(alert.flight, rule) };
   const headline =
     channel.template === undefined
-      ? describeAlert(alert, zone)
-      : renderTemplate(channel.template, alert, rule, zone);
-  const changes = alert.changes.map((c) => describeChange(c, zone));
-  const footer = `Rule ${rule.id}${rule.description ? ` — ${rule.description}` : ""}`;
+      ? describeAlert(alert, zone, text)
+      : renderTemplate(channel.template, alert, rule, zone, cut);
+  const changes = alert.changes.map((c) =>
+    describeChange(c, zone, { ...cut, current: alert.current }),
+  );
+  // The rule's id is for support (X-Flightwatch-Rule), not for the people who read the
+  // mail: they read its description, free text written for them.
+  const footer = rule.description ?? "";
   const unsubscribe =
-    channel.unsubscribeUrl === undefined ? undefined : new URL(channel.unsubscribeUrl).href;
+    channel.unsubscribeUrl === undefined
+      ? undefined
+      : unsubscribeUrlFor(channel.unsubscribeUrl, recipient);
   const root = threadRootId(notification.ruleId, alert.flight.key, domain);
   const headers: Record<string, string> = {
     // RFC 3834: keeps vacation responders from answering every alert.
     "Auto-Submitted": "auto-generated",
+    // One notification, one id, however many recipients: support finds each message by it.
+    "X-Flightwatch-Notification": notification.id,
     "X-Flightwatch-Rule": rule.id,
-    "X-Flightwatch-Flight": alert.flight.key,
+    // The key holds the upstream's main flight number, which nothing bounds either.
+    "X-Flightwatch-Flight": clipText(alert.flight.key, EMAIL_SUBJECT_CHARS),
   };
   if (unsubscribe !== undefined) {
     headers["List-Unsubscribe"] = `<${unsubscribe}>`;
@@ -65,15 +97,40 @@ export function emailMessage(
   }
   return {
     from,
-    to: [...channel.to],
-    subject: oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone)),
+    to: recipient,
+    subject: clipText(
+      oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone, cut)),
+      EMAIL_SUBJECT_CHARS,
+    ),
     text: textPart(headline, changes, footer, unsubscribe),
     html: htmlPart(headline, changes, footer, unsubscribe),
-    messageId: `<${notification.id}@${domain}>`,
+    messageId: emailMessageId(notification.id, recipient, domain),
     inReplyTo: root,
     references: root,
     headers,
   };
+}
+
+/**
+ * The `Message-ID` of a notification's message to one recipient: the notification id
+ * (the same on every attempt) and a tag of the recipient (a hash of the address, case
+ * folded), so each recipient's message has an id of its own, the same on every resend.
+ */
+export function emailMessageId(notificationId: string, recipient: string, domain: string): string {
+  const tag = createHash("sha256").update(recipient.trim().toLowerCase()).digest("hex");
+  return `<${notificationId}.${tag.slice(0, 12)}@${domain}>`;
+}
+
+/** The placeholder of `unsubscribe_url` that stands for the recipient's address. */
+const RECIPIENT_PLACEHOLDER = "{recipient}";
+
+/**
+ * The one-click unsubscribe URL of one recipient: the channel's, with `{recipient}`
+ * replaced by the address (percent-encoded). RFC 8058's POST names nobody, so a URL
+ * shared by several recipients can only unsubscribe them all, or none.
+ */
+export function unsubscribeUrlFor(url: string, recipient: string): string {
+  return new URL(url.replaceAll(RECIPIENT_PLACEHOLDER, encodeURIComponent(recipient))).href;
 }
 
 /**
@@ -113,7 +170,9 @@ function textPart(
   footer: string,
   unsubscribe: string | undefined,
 ): string {
-  const lines = [headline, "", "Changes:", ...changes.map((c) => `- ${c}`), "", footer];
+  const lines = [headline, "", "Changes:", ...changes.map((c) => `- ${c}`)];
+  if (footer !== "" || unsubscribe !== undefined) lines.push("");
+  if (footer !== "") lines.push(footer);
   if (unsubscribe !== undefined) lines.push(`Unsubscribe: ${unsubscribe}`);
   return `${lines.join("\n")}\n`;
 }
@@ -129,14 +188,15 @@ function htmlPart(
   const paragraph = escapeHtml(headline).replace(/\r?\n/g, "<br>\n");
   const items = changes.map((c) => `<li>${escapeHtml(c)}</li>`).join("\n");
   const link =
-    unsubscribe === undefined ? "" : ` · <a href="${escapeHtml(unsubscribe)}">Unsubscribe</a>`;
+    unsubscribe === undefined ? "" : `<a href="${escapeHtml(unsubscribe)}">Unsubscribe</a>`;
+  const small = [escapeHtml(footer), link].filter((part) => part !== "").join(" · ");
   return [
     "<!DOCTYPE html>",
     '<html><head><meta charset="utf-8"></head>',
     '<body style="font-family: sans-serif">',
     `<p>${paragraph}</p>`,
     `<ul>\n${items}\n</ul>`,
-    `<p style="color: #666; font-size: small">${escapeHtml(footer)}${link}</p>`,
+    ...(small === "" ? [] : [`<p style="color: #666; font-size: small">${small}</p>`]),
     "</body></html>",
     "",
   ].join("\n");

@@ -1,17 +1,24 @@
 /**
- * The email channel's shell: sends the message of `email-message.ts` over pooled SMTP
- * (nodemailer) and turns what the server said into a SendOutcome, recipient by
- * recipient. RFC 5321: a 4xx reply means "try later", a 5xx "never" — except 503
- * (bad sequence of commands), which speaks of the session, not of the message.
- * Network faults and timeouts are retried for every recipient not yet done. The
- * pool itself does not retry (beyond one fresh connection for a stale pooled one):
- * the retry decision is the delivery worker's, made once.
+ * The email channel's shell: sends the messages of `email-message.ts` over pooled SMTP
+ * (nodemailer), one to each recipient still to reach — so nobody sees the others'
+ * addresses, and each has an unsubscribe link of their own — and turns what the server
+ * said into one SendOutcome, recipient by recipient. RFC 5321: a 4xx reply means "try
+ * later", a 5xx "never" — except 503 (bad sequence of commands), which speaks of the
+ * session, not of the message. Network faults and timeouts are retried for every
+ * recipient not yet done. The pool itself does not retry (beyond one fresh connection
+ * for a stale pooled one): the retry decision is the delivery worker's, made once.
+ *
+ * Credentials go over TLS only: with `smtp://user:pass@…` the session must upgrade
+ * with STARTTLS before AUTH (nodemailer's `requireTLS`), so a server that offers no
+ * STARTTLS never sees them and the send fails saying why — unless the operator opted
+ * out (SMTP_ALLOW_PLAINTEXT_AUTH). Without credentials STARTTLS stays opportunistic.
  */
+import type { ConnectionOptions } from "node:tls";
 import nodemailer, { type Transporter } from "nodemailer";
 import type { EmailChannelSpec } from "../rules/rule.js";
 import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { emailMessage } from "./email-message.js";
-import type { EmailSettings } from "./email-settings.js";
+import { describeServer, type EmailSettings } from "./email-settings.js";
 import { oneLine } from "./http-post.js";
 import type { Notification } from "./notification.js";
 import type { RefusedRecipient, SendOutcome } from "./send-outcome.js";
@@ -29,6 +36,13 @@ export interface EmailSenderOptions {
   timeoutMs?: number;
   /** Bound on one send, waiting for a free connection included, ms (default 60 s). */
   sendTimeoutMs?: number;
+  /** TLS options beyond the defaults (tests: `{ ca }` to trust their server's certificate). */
+  tls?: ConnectionOptions;
+}
+
+/** Whether a session must be encrypted before AUTH: credentials over `smtp://`, not opted out. */
+export function tlsRequiredFor(settings: EmailSettings): boolean {
+  return settings.auth !== undefined && !settings.secure && !settings.allowPlaintextAuth;
 }
 
 /** The error fields nodemailer sets (dist/esm/errors.d.ts `NodemailerError`). */
@@ -36,6 +50,8 @@ interface SmtpError extends Error {
   code?: string;
   responseCode?: number;
   response?: string;
+  /** The SMTP command it answers (`STARTTLS`, `AUTH PLAIN`, …). */
+  command?: string;
   recipient?: string;
   rejectedErrors?: SmtpError[];
 }
@@ -58,36 +74,33 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
     this.#settings = settings;
     this.#sendTimeoutMs = options.sendTimeoutMs ?? 60_000;
     if (settings === undefined) return;
-    const timeoutMs = options.timeoutMs ?? 15_000;
     // Nothing connects until the first send.
     this.#transport = nodemailer.createTransport({
       pool: true,
-      host: settings.host,
-      port: settings.port,
-      secure: settings.secure,
-      ...(settings.auth ? { auth: { user: settings.auth.user, pass: settings.auth.pass } } : {}),
+      ...smtpTransportOptions(settings, options),
       maxConnections: options.maxConnections ?? 3,
       maxMessages: options.maxMessages ?? 100,
       // One more go on a fresh connection covers a pooled one the server closed while
       // idle; beyond that a dropped connection is the worker's to retry, on its schedule.
       maxRequeues: 1,
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
       // Messages are built from flight data: never let them pull in files or URLs.
       disableFileAccess: true,
       disableUrlAccess: true,
-      logger: false,
     });
   }
 
-  /** One attempt to the recipients still to reach (`context.recipients`, else the channel's `to`). */
+  /**
+   * One attempt to the recipients still to reach (`context.recipients`, else the
+   * channel's `to`): a message to each, at once over the pool, their outcomes made one.
+   */
   async send(
     notification: Notification,
     channel: EmailChannelSpec,
     context: SendContext,
   ): Promise<SendOutcome> {
-    if (this.#settings === undefined || this.#transport === undefined) {
+    const settings = this.#settings;
+    const transport = this.#transport;
+    if (settings === undefined || transport === undefined) {
       return {
         status: "failed",
         reason: "not_configured",
@@ -96,25 +109,31 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
     }
     const recipients = context.recipients ?? channel.to;
     if (recipients.length === 0) return { status: "delivered" };
-    const message = emailMessage(
-      notification,
-      channel,
-      context.rule,
-      context.zone,
-      this.#settings.from,
+    const messages = recipients.map((recipient) =>
+      emailMessage(notification, channel, context.rule, context.zone, settings.from, recipient),
     );
+    // One check for all: the sends below start together, right after it.
     if (!(await stillMine(context))) return { status: "abandoned" };
-    try {
-      const info: SmtpInfo = await this.#transport.sendMail({
-        ...message,
-        // The header names the whole channel; the envelope only those still to reach.
-        envelope: { from: this.#settings.fromAddress, to: recipients },
-        signal: AbortSignal.timeout(this.#sendTimeoutMs),
-      });
-      return acceptedOutcome(info, recipients);
-    } catch (err) {
-      return errorOutcome(err as SmtpError, recipients, this.#sendTimeoutMs);
-    }
+    const outcomes = await Promise.all(
+      messages.map(async (message, i): Promise<SendOutcome> => {
+        const to = [recipients[i] as string];
+        try {
+          const info: SmtpInfo = await transport.sendMail({
+            ...message,
+            envelope: { from: settings.fromAddress, to },
+            signal: AbortSignal.timeout(this.#sendTimeoutMs),
+          });
+          return acceptedOutcome(info, to);
+        } catch (err) {
+          const smtpErr = err as SmtpError;
+          return (
+            tlsRefusedOutcome(smtpErr, settings, to) ??
+            errorOutcome(smtpErr, to, this.#sendTimeoutMs)
+          );
+        }
+      }),
+    );
+    return combineOutcomes(outcomes, recipients);
   }
 
   /** Closes idle connections now and busy ones once their message is done. */
@@ -123,7 +142,60 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
   }
 }
 
+/**
+ * How to reach the server, for a pool of senders and for one-off checks alike: where,
+ * with what credentials, TLS required before AUTH when `tlsRequiredFor` says so.
+ */
+export function smtpTransportOptions(
+  settings: EmailSettings,
+  options: Pick<EmailSenderOptions, "timeoutMs" | "tls"> = {},
+) {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  return {
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure,
+    requireTLS: tlsRequiredFor(settings),
+    ...(settings.auth ? { auth: { user: settings.auth.user, pass: settings.auth.pass } } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    logger: false,
+  };
+}
+
+/**
+ * The outcome of a session that could not be encrypted before AUTH: the server refused
+ * STARTTLS (or offers none). A 4xx (`454 TLS not available`) is retried; otherwise it
+ * fails for good — the credentials were never sent, and no retry changes the server.
+ * Undefined for every other error.
+ */
+function tlsRefusedOutcome(
+  err: SmtpError,
+  settings: EmailSettings,
+  recipients: string[],
+): SendOutcome | undefined {
+  const refused = err.code === "ETLS" && err.command === "STARTTLS";
+  if (!refused || err.responseCode === undefined || !tlsRequiredFor(settings)) return undefined;
+  const detail = tlsRefusedDetail(settings, err.response ?? String(err.responseCode));
+  if (err.responseCode >= 400 && err.responseCode < 500) {
+    return retryAll(detail, err.responseCode, recipients);
+  }
+  return { status: "failed", reason: "smtp_permanent", detail, code: err.responseCode };
+}
+
+/** Why a session with credentials stopped before AUTH, and the three ways out. */
+export function tlsRefusedDetail(settings: EmailSettings, response: string): string {
+  return `${describeServer(settings)} did not start TLS (it answered "${oneLine(response)}" to STARTTLS, or offers none); SMTP_URL has credentials, which flightwatch sends over TLS only: enable STARTTLS on the server, use smtps://, or set SMTP_ALLOW_PLAINTEXT_AUTH=true to send them in clear`;
+}
+
 /** RFC 5321 permanent negative completion; 503 is a session state problem (as nodemailer judges it). */
+/** A transient reply about the whole message: every recipient is tried again. */
+function retryAll(detail: string, code: number, recipients: string[]): SendOutcome {
+  return { status: "retry", reason: "smtp_transient", detail, code, retryRecipients: recipients };
+}
+
 function isPermanent(code: number | undefined): boolean {
   return code !== undefined && code >= 500 && code < 600 && code !== 503;
 }
@@ -202,13 +274,7 @@ function errorOutcome(err: SmtpError, recipients: string[], sendTimeoutMs: numbe
     if (isPermanent(err.responseCode)) {
       return { status: "failed", reason: "smtp_permanent", detail, code: err.responseCode };
     }
-    return {
-      status: "retry",
-      reason: "smtp_transient",
-      detail,
-      code: err.responseCode,
-      retryRecipients: recipients,
-    };
+    return retryAll(detail, err.responseCode, recipients);
   }
   // Refused by nodemailer before anything was sent (a malformed address): no retry helps.
   if (err.code === "EENVELOPE" || err.code === "EMESSAGE" || err.code === "EMAXRECIPIENTS") {
@@ -232,4 +298,73 @@ function errorOutcome(err: SmtpError, recipients: string[], sendTimeoutMs: numbe
 function replyCode(response: string | undefined): number | undefined {
   const m = /^(\d{3})/.exec(response ?? "");
   return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * One outcome of a send to each recipient (in the same order), made the notification's:
+ * done for those accepted, refused for good for those refused (a 5xx to their message
+ * refuses them alone), retried for the rest. It is a retry while anyone is left to try;
+ * failed when everyone was refused; delivered otherwise.
+ */
+function combineOutcomes(
+  outcomes: readonly SendOutcome[],
+  recipients: readonly string[],
+): SendOutcome {
+  const refused: RefusedRecipient[] = [];
+  const retryRecipients: string[] = [];
+  const retries: Extract<SendOutcome, { status: "retry" }>[] = [];
+  const failures: Extract<SendOutcome, { status: "failed" }>[] = [];
+  let delivered: Extract<SendOutcome, { status: "delivered" }> | undefined;
+  outcomes.forEach((outcome, i) => {
+    const recipient = recipients[i] as string;
+    if (outcome.status === "delivered") delivered ??= outcome;
+    if (outcome.status === "retry") {
+      retries.push(outcome);
+      retryRecipients.push(...(outcome.retryRecipients ?? [recipient]));
+    }
+    if (outcome.status === "failed") {
+      failures.push(outcome);
+      if (!outcome.refused?.length) refused.push({ recipient, reason: outcome.detail });
+    }
+    if (outcome.status !== "abandoned") refused.push(...(outcome.refused ?? []));
+  });
+  const withRefused = refused.length > 0 ? { refused } : {};
+  const [retry] = retries;
+  if (retry !== undefined) {
+    const retryAfter = retries.map((r) => r.retryAfterMs).filter((ms) => ms !== undefined);
+    return {
+      status: "retry",
+      reason: retry.reason,
+      detail: distinct(retries.map((r) => r.detail)),
+      ...(retry.code !== undefined ? { code: retry.code } : {}),
+      ...(retryAfter.length > 0 ? { retryAfterMs: Math.max(...retryAfter) } : {}),
+      retryRecipients,
+      ...withRefused,
+    };
+  }
+  const [failure] = failures;
+  if (delivered === undefined && failure !== undefined) {
+    return {
+      status: "failed",
+      reason: failure.reason,
+      detail: distinct(failures.map((f) => f.detail)),
+      ...(failure.code !== undefined ? { code: failure.code } : {}),
+      ...withRefused,
+    };
+  }
+  return {
+    status: "delivered",
+    ...(delivered?.code !== undefined ? { code: delivered.code } : {}),
+    ...withRefused,
+  };
+}
+
+/**
+ * Details said once each, in order — the same fault for every recipient is one line —
+ * and at most three of them, for a record that stays readable with many recipients.
+ */
+function distinct(details: readonly string[]): string {
+  const unique = [...new Set(details)];
+  const more = unique.length - 3;
+  return `${unique.slice(0, 3).join("; ")}${more > 0 ? ` (and ${more} more)` : ""}`;
 }

@@ -1,9 +1,10 @@
 /**
- * Email configuration from the environment: `SMTP_URL` (where and how to submit mail)
- * and `EMAIL_FROM` (the sender). Read once at start-up; a bad value stops the process
- * with a message naming the variable, never echoing the password. Unset `SMTP_URL`
- * means "email is not configured": the sender then fails each email notification
- * with `not_configured` instead of the daemon refusing to start.
+ * Email configuration from the environment: `SMTP_URL` (where and how to submit mail),
+ * `EMAIL_FROM` (the sender) and `SMTP_ALLOW_PLAINTEXT_AUTH` (the opt-out of TLS for
+ * credentials). Read once at start-up; a bad value stops the process with a message
+ * naming the variable, never echoing the password. Unset `SMTP_URL` means "email is
+ * not configured": the sender then fails each email notification with
+ * `not_configured` instead of the daemon refusing to start.
  */
 import addressparser from "nodemailer/lib/addressparser";
 import { ConfigError, ConfigProblems } from "../errors.js";
@@ -20,8 +21,13 @@ export interface EmailSettings {
   port: number;
   /** TLS from the first byte (`smtps://`); `smtp://` upgrades with STARTTLS when the server offers it. */
   secure: boolean;
-  /** Credentials from the URL, percent-decoded. */
+  /**
+   * Credentials from the URL, percent-decoded. Sent over TLS only: with `smtp://` the
+   * session must upgrade with STARTTLS first, unless `allowPlaintextAuth`.
+   */
   auth?: { user: string; pass: string };
+  /** `SMTP_ALLOW_PLAINTEXT_AUTH=true`: send the credentials without TLS when the server offers none. */
+  allowPlaintextAuth: boolean;
   /** `EMAIL_FROM` as given: `Flightwatch <alerts@example.com>` or a bare address. */
   from: string;
   /** The bare sender address (envelope sender, `Message-ID` domain). */
@@ -36,27 +42,51 @@ export function readEmailSettings(
   env: Readonly<Record<string, string | undefined>>,
 ): EmailSettings | undefined {
   const raw = env.SMTP_URL?.trim();
-  if (!raw) return undefined;
+  if (!raw) {
+    // Checked all the same: a typo must not wait for the day SMTP_URL is set.
+    parseOptOut(env.SMTP_ALLOW_PLAINTEXT_AUTH);
+    return undefined;
+  }
   // Both variables are checked, so a start reports both when both are wrong.
   const problems = new ConfigProblems();
   const settings = problems.take(() => parseSmtpUrl(raw));
   const sender = problems.take(() => parseFrom(env.EMAIL_FROM));
+  const allowPlaintextAuth = problems.take(() => parseOptOut(env.SMTP_ALLOW_PLAINTEXT_AUTH));
   problems.throwIfAny();
   return {
     ...(settings as ReturnType<typeof parseSmtpUrl>),
     ...(sender as ReturnType<typeof parseFrom>),
+    allowPlaintextAuth: allowPlaintextAuth ?? false,
   };
+}
+
+/**
+ * What to warn about once at start: credentials that may cross the network in clear
+ * because the operator opted out of TLS for them; undefined when nothing is at risk.
+ */
+export function plaintextAuthWarning(settings: EmailSettings | undefined): string | undefined {
+  if (settings?.auth === undefined || settings.secure || !settings.allowPlaintextAuth) {
+    return undefined;
+  }
+  return `SMTP_ALLOW_PLAINTEXT_AUTH=true: the SMTP credentials of SMTP_URL are sent in clear when ${describeServer(settings)} offers no STARTTLS; use smtps:// or a server with STARTTLS, and unset SMTP_ALLOW_PLAINTEXT_AUTH`;
+}
+
+/** `host:port` of the server, for messages. */
+export function describeServer(settings: Pick<EmailSettings, "host" | "port">): string {
+  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  return `${host}:${settings.port}`;
 }
 
 /** The settings for logs: the password replaced by `***`. */
 export function describeEmailSettings(settings: EmailSettings): string {
   const scheme = settings.secure ? "smtps" : "smtp";
   const user = settings.auth ? `${encodeURIComponent(settings.auth.user)}:***@` : "";
-  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
-  return `${scheme}://${user}${host}:${settings.port}, from ${settings.from}`;
+  return `${scheme}://${user}${describeServer(settings)}, from ${settings.from}`;
 }
 
-function parseSmtpUrl(raw: string): Omit<EmailSettings, "from" | "fromAddress"> {
+function parseSmtpUrl(
+  raw: string,
+): Omit<EmailSettings, "from" | "fromAddress" | "allowPlaintextAuth"> {
   let url: URL;
   try {
     // `host:25` parses as scheme `host`: without `://` it is no URL we could mean.
@@ -82,7 +112,11 @@ function parseSmtpUrl(raw: string): Omit<EmailSettings, "from" | "fromAddress"> 
   const port =
     url.port === "" ? (secure ? DEFAULT_SMTPS_PORT : DEFAULT_SMTP_PORT) : Number(url.port);
   if (port === 0) throw new ConfigError("SMTP_URL", "port 0 is not a port; give 1–65535");
-  const settings: Omit<EmailSettings, "from" | "fromAddress"> = { host, port, secure };
+  const settings: Omit<EmailSettings, "from" | "fromAddress" | "allowPlaintextAuth"> = {
+    host,
+    port,
+    secure,
+  };
   if (url.username !== "" || url.password !== "") {
     const user = decode(url.username);
     const pass = decode(url.password);
@@ -95,6 +129,14 @@ function parseSmtpUrl(raw: string): Omit<EmailSettings, "from" | "fromAddress"> 
     settings.auth = { user, pass };
   }
   return settings;
+}
+
+function parseOptOut(value: string | undefined): boolean {
+  const text = value?.trim().toLowerCase();
+  if (text === undefined || text === "") return false;
+  if (["true", "1", "yes", "on"].includes(text)) return true;
+  if (["false", "0", "no", "off"].includes(text)) return false;
+  throw new ConfigError("SMTP_ALLOW_PLAINTEXT_AUTH", `expected true or false, got "${value}"`);
 }
 
 function decode(part: string): string {

@@ -2,10 +2,13 @@
  * One JSON POST for the HTTP channels (webhooks, Slack), and the verdict on it.
  * Redirects are not followed (a 3xx is a failure, per Standard Webhooks); the whole
  * exchange is bounded by one timeout (15 s by default). Network faults of any kind
- * are retried: for a delivery, "try later" is always better than "drop".
+ * are retried: for a delivery, "try later" is always better than "drop". A connection
+ * the outbound policy refused (src/outbound) is its own result: nothing was sent.
  */
 import { type Dispatcher, request } from "undici";
 import { classifyAttempt, parseRetryAfter } from "../api/retry-policy.js";
+import { DestinationRefusedError } from "../errors.js";
+import { cleanText } from "../log/clean-text.js";
 import type { SendOutcome } from "./send-outcome.js";
 
 /** Default bound on one delivery attempt (Standard Webhooks suggests 15 s). */
@@ -30,7 +33,9 @@ export type HttpPostResult =
       headers: Record<string, string | string[] | undefined>;
       body: string;
     }
-  | { kind: "network"; errorCode: string | undefined; message: string };
+  | { kind: "network"; errorCode: string | undefined; message: string }
+  /** The outbound policy refused the address before connecting; `permanent` for a literal one. */
+  | { kind: "refused"; message: string; permanent: boolean };
 
 /** POSTs `body` (already JSON) to `url`; never rejects for a network fault. */
 export async function postJson(
@@ -58,6 +63,9 @@ export async function postJson(
       body: text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text,
     };
   } catch (err) {
+    if (err instanceof DestinationRefusedError) {
+      return { kind: "refused", message: err.message, permanent: err.permanent };
+    }
     const e = err as { code?: string; name?: string; message?: string };
     const timedOut = e.name === "TimeoutError" || e.name === "AbortError";
     return {
@@ -71,9 +79,18 @@ export async function postJson(
 /**
  * The generic verdict on a POST: 2xx delivered; 429, 5xx and every network fault
  * retried (honouring `Retry-After`); 3xx and other 4xx failed for good. Channels
- * refine it (a webhook's 410, Slack's error texts).
+ * refine it (a webhook's 410, Slack's error texts). A refused destination is retried
+ * on the normal schedule when it came from DNS (the answer may change, or the operator
+ * may allow the address meanwhile), and failed for good when the URL holds the address.
  */
 export function httpOutcome(result: HttpPostResult, nowMs: number): SendOutcome {
+  if (result.kind === "refused") {
+    return {
+      status: result.permanent ? "failed" : "retry",
+      reason: "destination_refused",
+      detail: result.message,
+    };
+  }
   if (result.kind === "network") {
     const verdict = classifyAttempt({ kind: "network", errorCode: result.errorCode });
     const reason = verdict.ok ? "network" : verdict.reason;
@@ -97,6 +114,7 @@ export function httpOutcome(result: HttpPostResult, nowMs: number): SendOutcome 
 
 /** A body as one short line for a record. */
 export function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
+  // Control characters too (an ANSI escape in a receiver's answer), not only line breaks.
+  const line = cleanText(text.replace(/\s+/g, " ")).trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

@@ -21,6 +21,11 @@ export type DeliveryFailureReason =
   | "smtp_transient"
   /** An SMTP 5xx reply (refused for good, for the recipients named). */
   | "smtp_permanent"
+  /**
+   * The outbound policy refused the address the send would have connected to
+   * (loopback, private, link-local …; see OUTBOUND_ALLOW); no connection was made.
+   */
+  | "destination_refused"
   /** The endpoint was disabled by an earlier 410; not attempted. */
   | "endpoint_disabled"
   /** The rule or its channel is gone from the live rule set; nothing to send with. */

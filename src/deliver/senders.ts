@@ -2,9 +2,11 @@
  * The senders a process delivers with, built from the environment: webhooks and
  * Slack over undici (Slack paced per webhook through Redis), email over pooled SMTP
  * from `SMTP_URL`/`EMAIL_FROM`, and the console. With `consoleOnly` every channel
- * prints to the console instead (a dry run for demos and rule debugging).
+ * prints to the console instead (a dry run for demos and rule debugging). Webhooks and
+ * Slack connect only to public addresses and those `outbound` allows (OUTBOUND_ALLOW).
  */
 import type { Redis } from "ioredis";
+import type { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { ChannelSender } from "./channel-sender.js";
 import { ConsoleSender, type ConsoleSenderOptions } from "./console-sender.js";
@@ -24,6 +26,8 @@ export interface SendersOptions {
   console: ConsoleSenderOptions;
   /** Print every channel's notifications instead of sending them. */
   consoleOnly?: boolean;
+  /** Internal destinations webhooks and Slack may reach (OUTBOUND_ALLOW); none when absent. */
+  outbound?: OutboundPolicy;
 }
 
 /**
@@ -33,13 +37,17 @@ export interface SendersOptions {
  */
 export function buildSenders(options: SendersOptions): Record<ChannelType, ChannelSender> {
   const console = new ConsoleSender(options.console);
+  const outbound = options.outbound ? { outbound: options.outbound } : {};
   if (options.consoleOnly) {
     return { console, webhook: console, slack: console, email: console };
   }
   return {
     console,
-    webhook: new WebhookSender(),
-    slack: new SlackSender({ limiter: new DestinationLimiter(options.redis, options.keys) }),
+    webhook: new WebhookSender(outbound),
+    slack: new SlackSender({
+      limiter: new DestinationLimiter(options.redis, options.keys),
+      ...outbound,
+    }),
     email: new EmailSender(readEmailSettings(options.env)),
   };
 }

@@ -2,8 +2,9 @@
  * The Slack message of a notification: a Block Kit incoming-webhook payload (header
  * with flight and route, one `label: old → new` field per change, context with local
  * times and the rule) plus the plain `text` fallback Slack uses for notifications.
- * Pure. Every value that comes from flight data is escaped for mrkdwn, so a gate
- * named `<!channel>` cannot ping anyone, and every text respects Slack's limits.
+ * Pure. Every value that comes from flight data is made inert for mrkdwn, so a gate
+ * named `<!channel>` cannot ping anyone and a remark of `*URGENT*` is not bold, and
+ * every text respects Slack's limits.
  */
 import type { Alert } from "../dispatch/alert.js";
 import { renderTemplate } from "../dispatch/alert-template.js";
@@ -69,7 +70,7 @@ export function slackMessage(
   const rendered =
     channel.template === undefined
       ? ""
-      : renderTemplate(channel.template, alert, rule, zone, { escape: escapeMrkdwn });
+      : renderTemplate(channel.template, alert, rule, zone, { escape: inertMrkdwn });
   if (rendered.trim() !== "") {
     return {
       text: truncateMrkdwn(rendered, SLACK_LIMITS.textChars),
@@ -77,14 +78,58 @@ export function slackMessage(
     };
   }
   return {
-    text: truncateMrkdwn(escapeMrkdwn(describeAlert(alert, zone)), SLACK_LIMITS.textChars),
+    text: truncateMrkdwn(inertMrkdwn(describeAlert(alert, zone)), SLACK_LIMITS.textChars),
     blocks: [header, ...changeSections(alert, zone), context],
   };
 }
 
-/** Escapes the three characters Slack's mrkdwn gives meaning to (`<!channel>`, `<url|text>`). */
+/**
+ * Escapes the three characters Slack's mrkdwn gives meaning to (`<!channel>`, `<url|text>`).
+ * Enough for text whose formatting is meant (ours, the rule's description); flight data
+ * takes `inertMrkdwn`.
+ */
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
+ * Look-alikes of the characters mrkdwn formats with. Slack documents an escape for
+ * `&`, `<` and `>` only, and there is no backslash escape. A zero-width space beside a
+ * marker does not help either: Slack takes it as a word boundary, which *enables* the
+ * formatting (jsx-slack's "exact mode" inserts U+200B for exactly that). So flight data
+ * gets characters that look the same and mean nothing — the replacements jsx-slack's
+ * `<Escape>` uses where it cannot hide a marker in a date token's fallback text (a
+ * trick resting on undocumented behaviour): what a reader sees is the value; what
+ * they copy differs in these characters only. The full-width forms are replaced too,
+ * as jsx-slack does.
+ */
+const MRKDWN_LOOKALIKES: Readonly<Record<string, string>> = {
+  "*": "\u2217", // ∗ asterisk operator
+  "\uff0a": "\ufe61", // ＊ → ﹡ small asterisk
+  _: "\u02cd", // ˍ modifier letter low macron
+  "\uff3f": "\u2e0f", // ＿ → ⸏ paragraphos
+  "~": "\u223c", // ∼ tilde operator
+  "`": "\u02cb", // ˋ modifier letter grave accent
+  "\uff40": "\u02cb", // ｀ → ˋ
+  // Inside a template's link (`<https://ops/{flight}|{flight}>`) a value's `|` would end
+  // the URL and take over the link's text.
+  "|": "\u2223", // ∣ divides
+};
+const MRKDWN_MARKERS = /[*\uff0a_\uff3f~`\uff40|]/g;
+/** Soft hyphen: invisible, yet a `>` after it no longer starts a line (a block quote). */
+const QUOTE_BREAK = "\u00ad";
+
+/**
+ * A value from flight data (or rendered from it) as mrkdwn that shows the value and
+ * does nothing else: `&`, `<`, `>` escaped (no ping, no link), formatting markers
+ * (`*bold*`, `_italic_`, `~strike~`, `` `code` ``) and a link's `|` replaced by
+ * look-alikes, and a `>` that would start a line (after any line break, `\r` and the
+ * Unicode separators too) — the value may be placed at one — kept from quoting.
+ */
+export function inertMrkdwn(value: string): string {
+  return escapeMrkdwn(value)
+    .replace(MRKDWN_MARKERS, (c) => MRKDWN_LOOKALIKES[c] ?? c)
+    .replace(/(^|[\n\r\u2028\u2029])(&gt;|\uff1e)/g, `$1${QUOTE_BREAK}$2`);
 }
 
 /**
@@ -138,8 +183,9 @@ function headerText(alert: Alert): string {
 function changeSections(alert: Alert, zone: string): SlackBlock[] {
   const fields = alert.changes.map((change) => {
     const { label, value } = changeParts(change, zone);
+    // The bold label is ours; what is in it and after it comes from flight data.
     return truncateMrkdwn(
-      `*${escapeMrkdwn(label)}:* ${escapeMrkdwn(value)}`,
+      `*${inertMrkdwn(label)}:* ${inertMrkdwn(value)}`,
       SLACK_LIMITS.fieldChars,
     );
   });
@@ -163,7 +209,10 @@ function mrkdwnSection(text: string): SlackBlock {
   };
 }
 
-/** When (scheduled, decided; airport-local) and why (the rule). */
+/**
+ * When (scheduled, decided; airport-local) and why (the rule). Our text and the rule
+ * file's: escaped, but formatting in a description is the operator's to use.
+ */
 function contextTexts(alert: Alert, rule: Rule, zone: string): SlackText[] {
   const when: string[] = [];
   if (alert.flight.scheduled !== undefined) {

@@ -7,8 +7,10 @@
  * 5xx and network faults retried, its 4xx error texts (`no_service`, …) refused for good.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { parseRetryAfter } from "../api/retry-policy.js";
+import { guardedAgent } from "../outbound/guarded-agent.js";
+import { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { SlackChannelSpec } from "../rules/rule.js";
 import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { DEFAULT_PACE_INTERVAL_MS, type DestinationLimiter } from "./destination-limiter.js";
@@ -30,8 +32,13 @@ export interface SlackSenderOptions {
   maxWaitMs?: number;
   /** Waits for a slot; injected in tests. */
   sleep?: (ms: number) => Promise<void>;
-  /** Connection pool; by default the sender's own, closed by `close()`. */
+  /**
+   * Connection pool; by default the sender's own, closed by `close()`, which connects
+   * only where `outbound` allows. A pool given here is used as it is.
+   */
   dispatcher?: Dispatcher;
+  /** Internal destinations allowed (OUTBOUND_ALLOW); none by default. */
+  outbound?: OutboundPolicy;
   /** Bound on one POST, ms (default 15 s). */
   timeoutMs?: number;
 }
@@ -53,7 +60,9 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
     this.#maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_PACE_WAIT_MS;
     this.#sleep = options.sleep ?? ((ms) => delay(ms));
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? new Agent({ connections: 16 });
+    this.#dispatcher =
+      options.dispatcher ??
+      guardedAgent(options.outbound ?? OutboundPolicy.STRICT, { connections: 16 });
     this.#timeoutMs = options.timeoutMs;
   }
 

@@ -5,13 +5,14 @@
  * as the rule's description is unchanged). The field names are a public contract
  * (docs/delivery.md): add fields, never rename or remove them.
  */
-import type { Change, ChangeKind, ChangeValue } from "../diff/change.js";
+import type { ChangeValue } from "../diff/change.js";
 import type { CheckinSummary, FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
 import type { AlertChange } from "../dispatch/alert.js";
 import { describeAlert } from "../dispatch/alert-text.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
 import { formatApiDateTime } from "../time/local-time.js";
 import type { SendContext } from "./channel-sender.js";
+import { alertEventType } from "./event-type.js";
 import type { Notification } from "./notification.js";
 
 /** What rendering needs besides the notification: the live rule and the airport zone. */
@@ -21,51 +22,6 @@ export type WebhookMessageContext = Pick<SendContext, "rule" | "zone">;
 export interface WebhookMessage {
   contentType: "application/cloudevents+json" | "application/json";
   body: string;
-}
-
-/** CloudEvents `type` of an alert whose changes are of different types. */
-export const GENERAL_EVENT_TYPE = "flight.changed";
-
-/** Event type per change kind; `state` and `flight` depend on the change (see `changeEventType`). */
-const KIND_TYPES: Readonly<Record<Exclude<ChangeKind, "state" | "flight">, string>> = {
-  gate: "flight.gate.changed",
-  pier: "flight.pier.changed",
-  terminal: "flight.terminal.changed",
-  time: "flight.time.changed",
-  belt: "flight.belt.changed",
-  checkin: "flight.checkin.changed",
-  codeshares: "flight.codeshares.changed",
-  aircraftType: "flight.aircraft_type.changed",
-  registration: "flight.registration.changed",
-  route: "flight.route.changed",
-  serviceType: "flight.service_type.changed",
-};
-
-/**
- * The event type of one change. Cancellation and diversion get their own types
- * because receivers route on them; their withdrawal (an un-cancel) is a plain state
- * change, so a `flight.cancelled` handler never sees an event that means the opposite.
- */
-export function changeEventType(change: Change): string {
-  if (change.kind === "flight")
-    return change.action === "removed" ? "flight.removed" : "flight.added";
-  if (change.kind === "state") {
-    if (change.action === "added" && change.state === "CNX") return "flight.cancelled";
-    if (change.action === "added" && change.state === "DIV") return "flight.diverted";
-    return "flight.state.changed";
-  }
-  return KIND_TYPES[change.kind];
-}
-
-/** The event type of an alert: its changes' common type, or `flight.changed` when they differ. */
-export function alertEventType(changes: readonly Change[]): string {
-  let type: string | undefined;
-  for (const change of changes) {
-    const own = changeEventType(change);
-    if (type !== undefined && own !== type) return GENERAL_EVENT_TYPE;
-    type = own;
-  }
-  return type ?? GENERAL_EVENT_TYPE;
 }
 
 /** CloudEvents `source`: the rule that produced the alert, as a URI reference. */
@@ -82,10 +38,13 @@ export function webhookMessage(
   const alert = notification.alert;
   const type = alertEventType(alert.changes);
   const data = webhookData(notification, context);
+  // Orders a rule's notifications about a flight (see Alert.sequence); receivers that
+  // get them out of order keep the highest.
+  const sequence = alert.sequence !== undefined ? { sequence: alert.sequence } : {};
   if (channel.format === "json") {
     return {
       contentType: "application/json",
-      body: JSON.stringify({ id: notification.id, type, ...data }),
+      body: JSON.stringify({ id: notification.id, type, ...sequence, ...data }),
     };
   }
   const event = {
@@ -96,6 +55,8 @@ export function webhookMessage(
     subject: alert.flight.id,
     time: new Date(alert.decidedAt).toISOString(),
     datacontenttype: "application/json",
+    // A CloudEvents extension attribute (lower-case letters and digits, an integer).
+    ...sequence,
     data,
   };
   return { contentType: "application/cloudevents+json", body: JSON.stringify(event) };

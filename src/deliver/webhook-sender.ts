@@ -7,8 +7,10 @@
  */
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { Agent, type Dispatcher } from "undici";
+import type { Agent, Dispatcher } from "undici";
 import { VERSION } from "../cli/version.js";
+import { guardedAgent } from "../outbound/guarded-agent.js";
+import { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
 import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { httpOutcome, postJson } from "./http-post.js";
@@ -18,8 +20,13 @@ import { webhookMessage } from "./webhook-message.js";
 
 /** How a webhook sender connects. */
 export interface WebhookSenderOptions {
-  /** Connection pool; by default the sender's own keep-alive Agent (closed by `close()`). */
+  /**
+   * Connection pool; by default the sender's own keep-alive Agent (closed by `close()`),
+   * which connects only where `outbound` allows. A pool given here is used as it is.
+   */
   dispatcher?: Dispatcher;
+  /** Internal destinations allowed (OUTBOUND_ALLOW); none by default. */
+  outbound?: OutboundPolicy;
   /** Bound on one attempt, ms (default 15 s). */
   timeoutMs?: number;
 }
@@ -42,7 +49,7 @@ export class WebhookSender implements ChannelSender<WebhookChannelSpec> {
   constructor(options: WebhookSenderOptions = {}) {
     this.ownAgent = options.dispatcher
       ? undefined
-      : new Agent({
+      : guardedAgent(options.outbound ?? OutboundPolicy.STRICT, {
           connections: CONNECTIONS_PER_ORIGIN,
           keepAliveTimeout: 30_000,
           keepAliveMaxTimeout: 600_000,

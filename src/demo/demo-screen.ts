@@ -6,9 +6,10 @@
  */
 
 import { changeParts, describeAlert, describeChange, localTime } from "../dispatch/alert-text.js";
+import { cleanText } from "../log/clean-text.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { DemoState, LastPoll, RecentChange, RecentDelivery } from "./demo-state.js";
-import { cleanText, fitTo, type Span, terminalLine, visibleWidth } from "./terminal-line.js";
+import { fitTo, type Span, terminalLine, visibleWidth } from "./terminal-line.js";
 
 /** What the screen is drawn for. */
 export interface DemoScreenOptions {
@@ -259,6 +260,7 @@ const RESULT_MARKS = {
   delivered: { text: "✓", style: "green" },
   retrying: { text: "↻", style: "yellow" },
   dead: { text: "✗", style: "red" },
+  superseded: { text: "⤳", style: "dim" },
 } as const;
 
 /**

@@ -55,6 +55,8 @@ export interface DeliveryCounts {
   delivered: number;
   retrying: number;
   dead: number;
+  /** Never sent: a newer notification took their place. */
+  superseded: number;
 }
 
 /** Running totals since the demo started. */
@@ -181,7 +183,7 @@ export class DemoState {
   delivery(record: DeliveryRecord, now: number): void {
     this.#start(now);
     const byType = this.#totals.deliveries;
-    const counts = byType[record.type] ?? { delivered: 0, retrying: 0, dead: 0 };
+    const counts = byType[record.type] ?? { delivered: 0, retrying: 0, dead: 0, superseded: 0 };
     counts[record.result]++;
     byType[record.type] = counts;
     const entry: RecentDelivery = { at: now, record };

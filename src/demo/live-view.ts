@@ -5,6 +5,10 @@
  * on `close()`, and also when the process exits, is interrupted or terminated, or
  * dies of an uncaught exception — before Node prints the error, so the error stays
  * readable on the main screen.
+ *
+ * On SIGINT/SIGTERM the view only gives the terminal back: ending the process is its
+ * owner's business (the daemon's graceful stop, whose "stopping…/stopped" lines then
+ * land on the main screen). The owner must handle those signals.
  */
 import { writeSync } from "node:fs";
 import { renderDemoScreen } from "./demo-screen.js";
@@ -26,11 +30,8 @@ export type Every = (callback: () => void, ms: number) => () => void;
 
 /** The process events the view restores the terminal on; tests pass an emitter. */
 export interface ViewProcess {
-  pid: number;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   off(event: string, listener: (...args: unknown[]) => void): unknown;
-  listenerCount(event: string): number;
-  kill(pid: number, signal: NodeJS.Signals): unknown;
 }
 
 /** Options of a `LiveView`. */
@@ -80,13 +81,11 @@ export class LiveView {
   };
   readonly #onExit = (): void => this.#restoreSync();
   readonly #onError = (): void => this.#stop();
-  readonly #onSignal = (signal: unknown): void => {
-    this.close();
-    // Alone on this signal, the view would swallow it: raise it again, now unheard,
-    // so the process ends as it would have without the view.
-    const name = typeof signal === "string" ? (signal as NodeJS.Signals) : "SIGINT";
-    if (this.#process.listenerCount(name) === 0) this.#process.kill(this.#process.pid, name);
-  };
+  // The terminal back at once; the owner, who also hears the signal, stops the process.
+  // (Raising the signal again when no other listener was left looked safe, but the
+  // owner's `once` listener is removed before the view's runs: the demo died of its
+  // Ctrl-C, exit 130, without its graceful stop or the removal of its keys.)
+  readonly #onSignal = (): void => this.close();
 
   constructor(options: LiveViewOptions) {
     this.#options = options;

@@ -2,8 +2,8 @@
  * One line of a full-screen terminal view: styled spans fitted to the screen's width.
  * Styles are kept apart from the text until the end, so cutting a line to width never
  * cuts an escape sequence, and colour off means no escape character at all. Text from
- * outside (rule ids, destinations, error details) is cleaned of control characters: an
- * escape sequence in an upstream error must not drive the terminal.
+ * outside (rule ids, destinations, error details) comes cleaned of control characters
+ * (log/clean-text.ts): an escape sequence in an upstream error must not drive the terminal.
  */
 import { stripVTControlCharacters } from "node:util";
 
@@ -24,12 +24,6 @@ const SGR: Readonly<Record<Style, number>> = {
 export interface Span {
   text: string;
   style?: Style | readonly Style[];
-}
-
-/** The text of `value` with every control character (ESC, newline, tab …) made a space. */
-export function cleanText(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point.
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
 }
 
 /** Columns a text takes on a terminal, escape sequences not counted. */

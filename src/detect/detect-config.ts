@@ -7,12 +7,14 @@
  * | `REDIS_URL` | `redis://127.0.0.1:6379` | redis:// or rediss://, password in the URL |
  * | `FLIGHTWATCH_PREFIX` | `flightwatch` | key prefix (a Redis Cluster hash tag) |
  * | `POLL_INTERVAL` | `30s` | time between polls |
- * | `POLL_OVERLAP` | `60s` | incremental windows reach this far behind the watermark |
- * | `RECONCILE_INTERVAL` | `15m` | full re-read of the horizon; `0` turns it off |
+ * | `POLL_OVERLAP` | `60s` | the most incremental windows reach back (sized from the observed stamp lag) |
+ * | `POLL_OVERLAP_MIN` | `1s` | the least they reach back (at least 2 s until the lag is measured) |
+ * | `RECONCILE_INTERVAL` | `1h` | full re-read of the horizon; `0` turns it off |
  * | `HORIZON_PAST_DAYS` | `1` | schedule dates before today that are watched |
  * | `HORIZON_FUTURE_DAYS` | `2` | schedule dates after today that are watched |
  * | `SNAPSHOT_TTL` | `3d` | snapshots expire this long after the flight's schedule |
  * | `OUTBOX_RETENTION` | `7d` | change events older than this are trimmed from the outbox |
+ * | `POLL_TIMEOUT` | `5m` | a poll still running after this fails; its requests are aborted |
  */
 import { ConfigError, ConfigProblems } from "../errors.js";
 import { DEFAULT_PREFIX } from "../store/redis-keys.js";
@@ -88,11 +90,20 @@ export function detectorSettingsFromEnv(
   const settings: DetectorSettings = {
     intervalMs: duration("POLL_INTERVAL", d.intervalMs, 100),
     overlapMs: duration("POLL_OVERLAP", d.overlapMs, 0),
+    overlapMinMs: duration("POLL_OVERLAP_MIN", d.overlapMinMs, 0),
     reconcileEveryMs: duration("RECONCILE_INTERVAL", d.reconcileEveryMs, 0),
     horizon,
     snapshotTtlMs: duration("SNAPSHOT_TTL", d.snapshotTtlMs, 60_000),
     outboxRetentionMs: duration("OUTBOX_RETENTION", d.outboxRetentionMs, 60_000),
     maxBackoffMs: d.maxBackoffMs,
+    pollTimeoutMs:
+      problems.take(() => {
+        const text = read("POLL_TIMEOUT");
+        if (text === undefined) return d.pollTimeoutMs;
+        const ms = parseDuration(text, "POLL_TIMEOUT");
+        if (ms < 1000) throw new ConfigError("POLL_TIMEOUT", `must be at least 1s, got "${text}"`);
+        return ms;
+      }) ?? d.pollTimeoutMs,
   };
   // A snapshot must outlive the flight's stay in the horizon, or the next
   // reconciliation would find the flight again and report it as added.

@@ -10,10 +10,14 @@
  * never reached. Two cases make no progress by restarting and follow `next` links
  * instead: more than a page of records in one second, and the repeated autumn hour,
  * where the local wall-clock bound also matches up to an hour of older records.
- * Once a followed page gets past the cursor's second, the span from that second to
- * the page's first record (where a record that slid under a page boundary would
- * sort) is read again on its own until it shows nothing new, and the read starts
- * again from the newest second read, as after a first page.
+ * Once a followed page gets past the cursor's second, the read starts again from the
+ * newest second read, as after a first page. A followed walk skips a record only
+ * when one it had already read leaves the order behind it (the records after it
+ * shift back under a page boundary); a record that leaves by being updated comes
+ * back with a newer stamp later in the read. Only then is the walked span (from
+ * the cursor's second to the first record of the page that left it) read again on
+ * its own, until it shows nothing new: a crowd of records in one second is read
+ * once, not once and again.
  *
  * Full reads (`readHorizon`) walk each schedule date sorted by schedule time and id,
  * an order no update disturbs; a date whose walk would pass the page cap is split
@@ -25,9 +29,11 @@
  */
 
 import type { FlightApiClient } from "../api/flight-api-client.js";
+import type { Page } from "../api/paged-walk.js";
 import type { FlightsQuery } from "../api/query-params.js";
+import type { MalformedRecord } from "../api/response-body.js";
 import type { Flight } from "../api/types.js";
-import { ErrorCode, FlightwatchError } from "../errors.js";
+import { describeError, ErrorCode, FlightwatchError } from "../errors.js";
 import { parseApiDateTime } from "../time/local-time.js";
 import { horizonDates, type ScheduleHorizon } from "./horizon.js";
 
@@ -37,10 +43,19 @@ export interface ReadResult {
   records: Map<string, Flight>;
   /** Page requests made (retries of one request not counted). */
   requests: number;
-  /** Records skipped because they broke the contract. */
-  malformed: number;
+  /** Records skipped because they broke the contract (each time one was read). */
+  malformed: MalformedRecord[];
   /** Newest `lastUpdatedAt` seen, epoch ms (0 when none). */
   newest: number;
+  /** Records taken from `ReadOptions.reuse` (not validated again). */
+  reused?: number;
+  /** Spans this read walked along `next` links (for the next read's `walked`). */
+  walked?: WalkedSpan[];
+  /**
+   * The upstream's clock at its first answer (the earliest `Date` header of the
+   * read, epoch ms), when it sent one: every record visible then was read.
+   */
+  answeredAt?: number;
 }
 
 /** Options of a read. */
@@ -50,6 +65,17 @@ export interface ReadOptions {
   onPage?: (records: readonly Flight[]) => void;
   /** Wall clock for the open end of incremental windows (default Date.now). */
   now?: () => number;
+  /**
+   * Records of an earlier read, by id: incremental reads take one of these for a
+   * record with the same id and stamp instead of validating it again.
+   */
+  reuse?: ReadonlyMap<string, Flight>;
+  /**
+   * Spans an earlier read walked along `next` links: one is read again when a record
+   * it had read turns up in this read in a newer version (it left that walk's order
+   * later than the walk could see, e.g. with a lagging stamp).
+   */
+  walked?: readonly WalkedSpan[];
 }
 
 const SECOND = 1000;
@@ -61,9 +87,20 @@ const SCHEDULE_SORT = "+scheduleDateTime,+id";
 /** Re-reads of a span that links could skip before its result is accepted as complete. */
 const TIE_REREADS = 3;
 
+/**
+ * A span of seconds walked along `next` links within a schedule-date scope, and the
+ * stamp of each record as that walk first read it.
+ */
+export interface WalkedSpan {
+  scope: FlightsQuery;
+  fromSecond: number;
+  toSecond: number;
+  read: ReadonlyMap<string, number>;
+}
+
 /** An empty result to read into. */
 export function emptyReadResult(): ReadResult {
-  return { records: new Map(), requests: 0, malformed: 0, newest: 0 };
+  return { records: new Map(), requests: 0, malformed: [], newest: 0 };
 }
 
 /**
@@ -86,9 +123,16 @@ export async function readChangedSince(
     // horizon's dates one by one, which divides the crowd.
     if (!isPageLimit(err) || horizon.from === horizon.to) throw err;
     for (const date of horizonDates(horizon)) {
-      await readChangedSince(client, { from: date, to: date }, sinceMs, options, into);
+      await readChangedSince(
+        client,
+        { from: date, to: date },
+        sinceMs,
+        { ...options, walked: [] },
+        into,
+      );
     }
   }
+  await rereadMoved(client, options.walked ?? [], into, options);
   return into;
 }
 
@@ -103,27 +147,29 @@ async function readChangedInScope(
   const now = options.now ?? Date.now;
   const scope = { fromScheduleDate: horizon.from, toScheduleDate: horizon.to };
   let cursor = floorSecond(sinceMs);
+  const linked: WalkedSpan[] = [];
   for (;;) {
     const query = changeQuery(scope, cursor, Math.max(now(), cursor) + DAY);
-    const pages = client.pages("flights", query, { signal: options.signal });
+    const pages = client.pages("flights", query, { signal: options.signal, reuse: options.reuse });
+    const read = new Map<string, number>();
     let done = true;
     try {
       for await (const page of pages) {
-        const { oldest: first, newest: last } = take(
-          into,
-          page.items,
-          page.malformed.length,
-          zone,
-          options,
-        );
+        const { oldest: first, newest: last } = take(into, page, zone, options, read);
+        // Nothing lies between the cursor and the first record read: the walk is
+        // really from that record's second (a crowd there is then followed along
+        // links, not read again from its start).
+        if (page.index === 0 && first !== undefined) {
+          cursor = Math.max(cursor, floorSecond(first));
+        }
         const past = last !== undefined && floorSecond(last) > cursor;
         // Links were followed. A record that slid back under one of their page
         // boundaries sorts before the first record of the page after it: at or
         // before the cursor's second on every page that made no progress, and up
-        // to this page's first record on this one. Read that span again on its own.
+        // to this page's first record on this one.
         if (page.index > 0 && (past || !page.next)) {
           const upTo = past && first !== undefined ? Math.max(cursor, floorSecond(first)) : cursor;
-          await rereadSpan(client, scope, cursor, upTo, into, zone, options);
+          linked.push({ scope, fromSecond: cursor, toSecond: upTo, read });
         }
         if (!page.next) break;
         if (past) {
@@ -139,8 +185,42 @@ async function readChangedInScope(
     } finally {
       await pages.return();
     }
-    if (done) return;
+    if (done) break;
   }
+  // A record slides under a boundary of a followed walk only when one the walk had
+  // read leaves the order behind it; one updated meanwhile is read again, newer,
+  // later in this read (or, with a lagging stamp, in the next: see `walked`), or
+  // broken. Only such a span is read again. One removed upstream (or moved off the
+  // horizon) does not come back: that rare case waits for the reconciliation.
+  await rereadMoved(client, linked, into, options);
+  into.walked = linked;
+}
+
+/** Reads again each span a record of which has left its walk's order since. */
+async function rereadMoved(
+  client: FlightApiClient,
+  spans: readonly WalkedSpan[],
+  into: ReadResult,
+  options: ReadOptions,
+): Promise<void> {
+  const zone = client.airportTimezone;
+  for (const span of spans) {
+    if (movedSince(span.read, into, zone)) {
+      await rereadSpan(client, span.scope, span.fromSecond, span.toSecond, into, zone, options);
+    }
+  }
+}
+
+/**
+ * Whether a record read as in `read` is now held in a newer version (it moved in the
+ * order), or turned up broken (it left the records a read keeps).
+ */
+function movedSince(read: ReadonlyMap<string, number>, into: ReadResult, zone: string): boolean {
+  for (const [id, stamp] of read) {
+    const held = into.records.get(id);
+    if (held !== undefined && stampOf(held, zone) > stamp) return true;
+  }
+  return into.malformed.some((m) => m.id !== undefined && read.has(m.id));
 }
 
 /** Every record of every date in the horizon, whatever its `lastUpdatedAt`. */
@@ -171,23 +251,34 @@ async function readUnwalked(
   into: ReadResult,
   options: ReadOptions,
 ): Promise<void> {
-  const call = { signal: options.signal };
   const ids = await client.flightByIds(
     { fromDateTime: `${date}T00:00:00`, toDateTime: `${date}T23:59:59` },
-    call,
+    { signal: options.signal },
   );
   into.requests++;
   for (const id of ids) {
     if (into.records.has(id)) continue;
     into.requests++;
     let record: Flight;
+    let reported = false;
     try {
-      record = await client.flightById(id, call);
+      record = await client.flightById(id, {
+        signal: options.signal,
+        onMalformed: (report) => {
+          reported = true;
+          into.malformed.push(report);
+        },
+      });
     } catch (err) {
-      // Gone since it was listed; or broken, and then the read is not complete.
+      // Gone since it was listed; or broken (reported through `onMalformed`), and
+      // then the read is not complete.
       if (isCode(err, ErrorCode.NOT_FOUND)) continue;
       if (!isCode(err, ErrorCode.UPSTREAM_MALFORMED)) throw err;
-      into.malformed++;
+      // A body that is not a record at all (not JSON, no content) was not reported:
+      // it still leaves the read incomplete.
+      if (!reported) {
+        into.malformed.push({ index: 0, id, field: "record", problems: [describeError(err)] });
+      }
       continue;
     }
     if (record.scheduleDate === undefined || record.scheduleDate === date) {
@@ -241,8 +332,11 @@ async function walk(
   zone: string,
   options: ReadOptions,
 ): Promise<void> {
-  for await (const page of client.pages("flights", query, { signal: options.signal })) {
-    take(into, page.items, page.malformed.length, zone, options);
+  for await (const page of client.pages("flights", query, {
+    signal: options.signal,
+    reuse: options.reuse,
+  })) {
+    take(into, page, zone, options);
   }
 }
 
@@ -288,20 +382,29 @@ function changeQuery(scope: FlightsQuery, fromMs: number, toMs: number): Flights
   };
 }
 
-/** Keeps a page's records; returns the oldest and newest `lastUpdatedAt` on it. */
+/**
+ * Keeps a page's records (noting in `read` the stamp each had when first read);
+ * returns the oldest and newest `lastUpdatedAt` on it.
+ */
 function take(
   into: ReadResult,
-  records: readonly Flight[],
-  malformed: number,
+  page: Page<Flight>,
   zone: string,
   options: ReadOptions,
+  read?: Map<string, number>,
 ): { oldest: number | undefined; newest: number | undefined } {
   into.requests++;
-  into.malformed += malformed;
+  into.malformed.push(...page.malformed);
+  if (page.date !== undefined) noteAnswer(into, page.date);
+  if (page.reused) into.reused = (into.reused ?? 0) + page.reused;
   let oldest: number | undefined;
   let newest: number | undefined;
+  const records = page.items;
   for (const record of records) {
     const stamp = keep(into, record, zone);
+    if (read !== undefined && record.id !== undefined && !read.has(record.id)) {
+      read.set(record.id, stamp);
+    }
     if (stamp > 0) {
       if (oldest === undefined || stamp < oldest) oldest = stamp;
       if (newest === undefined || stamp > newest) newest = stamp;
@@ -322,9 +425,17 @@ function keep(into: ReadResult, record: Flight, zone: string): number {
   return stamp;
 }
 
+/** Keeps the earliest answer time of a read. */
+function noteAnswer(into: ReadResult, at: number): void {
+  if (into.answeredAt === undefined || at < into.answeredAt) into.answeredAt = at;
+}
+
 function merge(into: ReadResult, part: ReadResult, zone: string): void {
   into.requests += part.requests;
-  into.malformed += part.malformed;
+  if (part.answeredAt !== undefined) noteAnswer(into, part.answeredAt);
+  if (part.reused) into.reused = (into.reused ?? 0) + part.reused;
+  if (part.walked?.length) into.walked = [...(into.walked ?? []), ...part.walked];
+  into.malformed.push(...part.malformed);
   if (part.newest > into.newest) into.newest = part.newest;
   for (const record of part.records.values()) keep(into, record, zone);
 }

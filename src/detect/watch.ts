@@ -8,6 +8,7 @@
  * Redis: the polls are shared (one per tick), and watchers in one consumer group
  * share the items; watchers in different groups each get every item.
  */
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { FlightApiClientOptions } from "../api/client-options.js";
@@ -32,7 +33,7 @@ import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import type { RedisSettings } from "./detect-config.js";
 import { Detector, type DetectorSettings, type PollReport } from "./detector.js";
 import { OutboxConsumer } from "./outbox-consumer.js";
-import { PollScheduler } from "./poll-scheduler.js";
+import { PollLoop } from "./poll-loop.js";
 
 /** What `startWatch` runs: upstream, Redis, settings, consumers and handlers. */
 export interface WatchOptions {
@@ -67,6 +68,13 @@ export interface WatchOptions {
   delivery?: Pick<DeliveryStageOptions, "senders" | "group" | "workers" | "onDropped" | "notify">;
   onPoll?: (report: PollReport) => void;
   onError?: (err: Error) => void;
+  /**
+   * Hears how each stage's steps go (`dispatch`, `notify`, `alerts`, `outbox`; `poll` is
+   * told through `onPoll`): `err` when a step failed, none when one went through.
+   */
+  onStep?: (stage: string, err?: Error) => void;
+  /** Hears that a consumer group was missing and was created again (Redis lost its data?). */
+  onGroupRecreated?: (stream: string, group: string) => void;
   /** Run no poller in this process, only consume (default false). */
   noPoll?: boolean;
   /**
@@ -116,7 +124,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
   };
   // A process that does not poll (a delivery worker) has no upstream, maybe not even a URL.
   const client = options.noPoll ? undefined : new FlightApiClient(options.client);
-  let scheduler: PollScheduler | undefined;
+  let scheduler: PollLoop | undefined;
   let delivery: DeliveryStage | undefined;
   const close = async () => {
     await delivery?.close().catch(() => undefined);
@@ -131,20 +139,25 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
     const now = options.now ?? Date.now;
     let stopping = false;
     const loops: Array<Promise<void>> = [];
-    const loop = (step: () => Promise<void>) =>
+    const loop = (stage: string, step: () => Promise<void>) =>
       loops.push(
         (async () => {
           while (!stopping) {
             try {
               await step();
+              options.onStep?.(stage);
             } catch (err) {
               if (stopping) break;
-              options.onError?.(err instanceof Error ? err : new Error(String(err)));
+              const error = err instanceof Error ? err : new Error(String(err));
+              options.onStep?.(stage, error);
+              options.onError?.(error);
               await new Promise((resolve) => setTimeout(resolve, 500));
             }
           }
         })(),
       );
+    const onGroupRecreated = options.onGroupRecreated;
+    const recreated = onGroupRecreated ? { onGroupRecreated } : {};
     // Every group exists before the first poll, so nothing is committed unseen.
     if (options.rules) {
       const { rules } = options;
@@ -156,6 +169,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
             group: rules.group ?? DISPATCH_GROUP,
             consumer: consumerName,
             blockMs: 250,
+            ...recreated,
           });
       await outbox?.ensureGroup();
       if (rules.onAlert) {
@@ -165,9 +179,10 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
           keys,
           group,
           consumer: consumerName,
+          ...recreated,
         });
         await alerts.ensureGroup();
-        loop(() => handleEach(alerts, (alert) => onAlert(alert)));
+        loop("alerts", () => handleEach(alerts, (alert) => onAlert(alert)));
       }
       if (options.delivery) {
         const stage = await startDeliveryStage({
@@ -177,11 +192,12 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
           rules: rules.current,
           zone: options.client.airportTimezone ?? DEFAULT_AIRPORT_TIMEZONE,
           consumer: consumerName,
+          ...recreated,
         });
         delivery = stage;
         const { notifier } = stage;
         if (notifier) {
-          loop(async () => {
+          loop("notify", async () => {
             await notifier.step();
           });
         }
@@ -198,7 +214,7 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
           // A process that polls catches up after downtime before groups close.
           ...(client ? { detection: new DetectionStore(await connect(), keys) } : {}),
         });
-        loop(async () => {
+        loop("dispatch", async () => {
           const alerts = await dispatcher.step();
           if (alerts.length > 0) rules.onDecided?.(alerts);
         });
@@ -210,9 +226,10 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         keys,
         group,
         consumer: consumerName,
+        ...recreated,
       });
       await consumer.ensureGroup();
-      loop(() =>
+      loop("outbox", () =>
         handleEach(consumer, async (events) => {
           for (const event of events) await onEvent(event);
         }),
@@ -224,11 +241,14 @@ export async function startWatch(options: WatchOptions): Promise<Watcher> {
         store: new DetectionStore(await connect(), keys),
         settings: options.settings,
         ...(options.now ? { now: options.now } : {}),
+        name: `${consumerName}:${process.pid}`,
       });
-      scheduler = await PollScheduler.start({
-        connection: await connect(true),
-        prefix: keys.prefix,
+      scheduler = PollLoop.start({
+        redis: await connect(),
+        keys,
         detector,
+        // Names the process holding the turn or the lease (ops, the take-over benchmark).
+        token: `${consumerName}:${process.pid}:${randomUUID().slice(0, 8)}`,
         intervalMs: options.settings.intervalMs,
         ...(options.onPoll ? { onPoll: options.onPoll } : {}),
         ...(options.onError ? { onError: options.onError } : {}),

@@ -7,7 +7,7 @@
 import type { Flight } from "../api/types.js";
 import { parseApiDateTime, toLocalDate } from "../time/local-time.js";
 import { type FlightIdentity, type SnapshotFields, snapshotFields } from "./flight-snapshot.js";
-import { sortStrings } from "./sort-strings.js";
+import { sortFirst } from "./sort-strings.js";
 
 /** One physical flight as seen in one batch of records. */
 export interface ObservedFlight {
@@ -50,21 +50,34 @@ export function isOperatingRecord(flight: Flight): boolean {
  * copies operational fields onto codeshares). Records without any identity are skipped.
  */
 export function foldCodeshares(records: Iterable<Flight>, zone: string): ObservedFlight[] {
-  const groups = new Map<string, Flight[]>();
+  // A flight of one record (most are) maps to the record itself, one of several to an
+  // array of them: no array per flight that has no codeshare records.
+  const groups = new Map<string, Flight | Flight[]>();
   for (const record of records) {
     const key = physicalFlightKey(record, zone);
     if (key === undefined) continue;
     const group = groups.get(key);
-    if (group) group.push(record);
-    else groups.set(key, [record]);
+    if (group === undefined) groups.set(key, record);
+    else if (Array.isArray(group)) group.push(record);
+    else groups.set(key, [group, record]);
   }
   const out: ObservedFlight[] = [];
   // forEach rather than for-of: no [key, value] entry array per flight.
   groups.forEach((group, key) => {
-    out.push(observe(key, group, zone));
+    if (Array.isArray(group)) {
+      out.push(observe(key, group, zone));
+    } else {
+      // A record has a key only when it has a name or an id, so it is never an array.
+      single[0] = group;
+      out.push(observe(key, single as Flight[], zone));
+    }
   });
+  single[0] = undefined;
   return out;
 }
+
+/** The group of a flight of one record, reused (`observe` keeps no reference to a group). */
+const single: [Flight | undefined] = [undefined];
 
 function observe(key: string, group: Flight[], zone: string): ObservedFlight {
   let version = 0;
@@ -137,13 +150,15 @@ function copyCarrier(source: Flight, identity: FlightIdentity): void {
  * else (a non-string name, a non-array list) takes the general path.
  */
 export function flightNamesOf(group: readonly Flight[], mainFlight: string): string[] {
+  // `scratch` is filled from index 0 and only `n` entries count: setting its length to
+  // 0 instead would drop its backing store, and every call would allocate a new one.
   const names = scratch;
-  names.length = 0;
+  let n = 0;
   for (const record of group) {
     const name = record.flightName;
     if (name) {
       if (typeof name !== "string") return flightNamesBySet(group, mainFlight);
-      names.push(name);
+      names[n++] = name;
     }
     const partners = record.codeshares?.codeshares;
     if (partners === undefined || partners === null) continue;
@@ -151,18 +166,21 @@ export function flightNamesOf(group: readonly Flight[], mainFlight: string): str
     for (let i = 0; i < partners.length; i++) {
       const partner: unknown = partners[i];
       if (typeof partner !== "string") return flightNamesBySet(group, mainFlight);
-      names.push(partner);
+      names[n++] = partner;
     }
   }
-  sortStrings(names);
+  sortFirst(names, n);
   let unique = 0;
-  for (let i = 0; i < names.length; i++) {
+  for (let i = 0; i < n; i++) {
     const name = names[i] as string;
     if (name !== mainFlight && (i === 0 || name !== names[i - 1])) names[unique++] = name;
   }
+  // Built at its final size: growing `[mainFlight]` by push allocates room for 17.
+  if (unique === 0) return [mainFlight];
+  if (unique === 1) return [mainFlight, names[0] as string];
+  if (unique === 2) return [mainFlight, names[0] as string, names[1] as string];
   const out = [mainFlight];
   for (let i = 0; i < unique; i++) out.push(names[i] as string);
-  names.length = 0;
   return out;
 }
 

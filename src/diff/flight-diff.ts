@@ -14,7 +14,6 @@ import {
   mergeFields,
   type SnapshotFields,
   type SnapshotTimes,
-  TIME_FIELDS,
   type TimeField,
 } from "./flight-snapshot.js";
 
@@ -127,30 +126,47 @@ export function diffFields(
   scheduled: number | undefined,
   zone: string,
 ): Change[] {
-  const changes: Change[] = [];
+  foundCount = 0;
   // Field by field rather than a loop over a table of names: each comparison then
   // reads one known property, which keeps this hot path cheap.
-  diffScalar("gate", "gate", known.gate, observed.gate, changes);
-  diffScalar("pier", "pier", known.pier, observed.pier, changes);
-  diffScalar("terminal", "terminal", known.terminal, observed.terminal, changes);
-  diffScalar("aircraftType", "aircraftType", known.aircraftType, observed.aircraftType, changes);
-  diffScalar(
-    "registration",
-    "aircraftRegistration",
-    known.registration,
-    observed.registration,
-    changes,
-  );
-  diffScalar("serviceType", "serviceType", known.serviceType, observed.serviceType, changes);
-  diffStates(known.states, observed.states, changes);
-  diffTimes(known, observed, scheduled, zone, changes);
-  diffList("belt", "baggageClaim", known.belts, observed.belts, changes);
-  diffList("codeshares", "codeshares", known.codeshares, observed.codeshares, changes);
-  diffList("route", "route", known.route, observed.route, changes);
+  diffScalar("gate", "gate", known.gate, observed.gate);
+  diffScalar("pier", "pier", known.pier, observed.pier);
+  diffScalar("terminal", "terminal", known.terminal, observed.terminal);
+  diffScalar("aircraftType", "aircraftType", known.aircraftType, observed.aircraftType);
+  diffScalar("registration", "aircraftRegistration", known.registration, observed.registration);
+  diffScalar("serviceType", "serviceType", known.serviceType, observed.serviceType);
+  diffStates(known.states, observed.states);
+  diffTimes(known, observed, scheduled, zone);
+  diffList("belt", "baggageClaim", known.belts, observed.belts);
+  diffList("codeshares", "codeshares", known.codeshares, observed.codeshares);
+  diffList("route", "route", known.route, observed.route);
   if (observed.checkin && !sameCheckin(known.checkin, observed.checkin)) {
-    changes.push(valueChange("checkin", "checkinAllocations", known.checkin, observed.checkin));
+    emit(valueChange("checkin", "checkinAllocations", known.checkin, observed.checkin));
   }
-  return changes;
+  return takeFound();
+}
+
+/**
+ * The changes `diffFields` finds, collected here rather than in an array of its own:
+ * an empty array grown by `push` allocates room for 16, where a flight has one or two.
+ * `diffFields` is synchronous and never re-entered, so one collector serves every call.
+ */
+const found: Change[] = [];
+/** How many of `found` this call found (its length only grows: `length = 0` would free it). */
+let foundCount = 0;
+
+function emit(change: Change): void {
+  found[foundCount++] = change;
+}
+
+/** This call's changes as an array of their own, allocated at its final size. */
+function takeFound(): Change[] {
+  const n = foundCount;
+  foundCount = 0;
+  if (n === 0) return [];
+  if (n === 1) return [found[0] as Change];
+  if (n === 2) return [found[0] as Change, found[1] as Change];
+  return found.slice(0, n);
 }
 
 function diffScalar(
@@ -158,10 +174,9 @@ function diffScalar(
   field: string,
   was: string | number | undefined,
   now: string | number | undefined,
-  out: Change[],
 ): void {
   if (now === undefined || now === was) return;
-  out.push(valueChange(kind, field, was, now));
+  emit(valueChange(kind, field, was, now));
 }
 
 function diffList(
@@ -169,10 +184,9 @@ function diffList(
   field: string,
   was: string[] | undefined,
   now: string[] | undefined,
-  out: Change[],
 ): void {
   if (now === undefined || sameList(was, now)) return;
-  out.push(valueChange(kind, field, was, now));
+  emit(valueChange(kind, field, was, now));
 }
 
 function valueChange(
@@ -187,14 +201,14 @@ function valueChange(
   return change;
 }
 
-function diffStates(was: string[] | undefined, now: string[] | undefined, out: Change[]): void {
+function diffStates(was: string[] | undefined, now: string[] | undefined): void {
   if (!now || sameList(was, now)) return;
   const before = was ?? [];
   for (const state of now) {
-    if (!has(before, state)) out.push(stateChange(state, "added", was, now));
+    if (!has(before, state)) emit(stateChange(state, "added", was, now));
   }
   for (const state of before) {
-    if (!has(now, state)) out.push(stateChange(state, "withdrawn", was, now));
+    if (!has(now, state)) emit(stateChange(state, "withdrawn", was, now));
   }
 }
 
@@ -219,13 +233,37 @@ function diffTimes(
   observed: SnapshotFields,
   scheduled: number | undefined,
   zone: string,
-  out: Change[],
 ): void {
   const now = observed.times;
   if (!now) return;
-  const was: SnapshotTimes = known.times ?? {};
-  for (const field of TIME_FIELDS) diffTime(field, was[field], now[field], scheduled, zone, out);
+  const was: SnapshotTimes = known.times ?? NO_TIMES;
+  // In `TIME_FIELDS` order, each field by name (see `UNROLLED_TIME_FIELDS`): a property
+  // read by a variable key costs several times one read by name.
+  const s = scheduled;
+  diffTime("estimatedLandingTime", was.estimatedLandingTime, now.estimatedLandingTime, s, zone);
+  diffTime("actualLandingTime", was.actualLandingTime, now.actualLandingTime, s, zone);
+  diffTime(
+    "publicEstimatedOffBlockTime",
+    was.publicEstimatedOffBlockTime,
+    now.publicEstimatedOffBlockTime,
+    s,
+    zone,
+  );
+  diffTime("actualOffBlockTime", was.actualOffBlockTime, now.actualOffBlockTime, s, zone);
+  diffTime("expectedTimeBoarding", was.expectedTimeBoarding, now.expectedTimeBoarding, s, zone);
+  diffTime(
+    "expectedTimeGateClosing",
+    was.expectedTimeGateClosing,
+    now.expectedTimeGateClosing,
+    s,
+    zone,
+  );
+  diffTime("expectedTimeGateOpen", was.expectedTimeGateOpen, now.expectedTimeGateOpen, s, zone);
+  diffTime("expectedTimeOnBelt", was.expectedTimeOnBelt, now.expectedTimeOnBelt, s, zone);
 }
+
+/** Times of a snapshot that has none (read only). */
+const NO_TIMES: SnapshotTimes = Object.freeze({});
 
 function diffTime(
   field: TimeField,
@@ -233,22 +271,44 @@ function diffTime(
   now: number | undefined,
   scheduled: number | undefined,
   zone: string,
-  out: Change[],
 ): void {
   if (now === undefined || now === was) return;
   const change: Change = {
     kind: "time",
     field,
     action: was === undefined ? "assigned" : "changed",
-    new: formatApiDateTime(now, zone),
+    new: formatTime(now, zone),
   };
   if (was !== undefined) {
-    change.old = formatApiDateTime(was, zone);
+    change.old = formatTime(was, zone);
     change.shiftMinutes = Math.round((now - was) / MINUTE);
   }
   if (scheduled !== undefined) change.delayMinutes = Math.round((now - scheduled) / MINUTE);
-  out.push(change);
+  emit(change);
 }
+
+/**
+ * `formatApiDateTime`, remembered: a time that moves is written as the new value of one
+ * change and as the old value of the next, and flights share times, so most instants
+ * the differ writes it has written before. Bounded: cleared when full.
+ */
+function formatTime(instantMs: number, zone: string): string {
+  if (zone !== formattedZone) {
+    formatted.clear();
+    formattedZone = zone;
+  }
+  let text = formatted.get(instantMs);
+  if (text === undefined) {
+    text = formatApiDateTime(instantMs, zone);
+    if (formatted.size >= FORMATTED_LIMIT) formatted.clear();
+    formatted.set(instantMs, text);
+  }
+  return text;
+}
+
+const FORMATTED_LIMIT = 10_000;
+const formatted = new Map<number, string>();
+let formattedZone = "";
 
 function sameList(
   a: readonly (string | number)[] | undefined,

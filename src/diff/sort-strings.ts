@@ -5,7 +5,21 @@
  */
 export function sortStrings(values: string[]): string[] {
   if (values.length > 32) return values.sort();
-  for (let i = 1; i < values.length; i++) {
+  sortFirst(values, values.length);
+  return values;
+}
+
+/**
+ * `sortStrings` on the first `n` entries of `values` only, the rest left as they are:
+ * for a reused scratch array whose length is not the count of its entries.
+ */
+export function sortFirst(values: string[], n: number): void {
+  if (n > 32) {
+    const sorted = values.slice(0, n).sort();
+    for (let i = 0; i < n; i++) values[i] = sorted[i] as string;
+    return;
+  }
+  for (let i = 1; i < n; i++) {
     const value = values[i] as string;
     let j = i - 1;
     while (j >= 0 && (values[j] as string) > value) {
@@ -14,5 +28,4 @@ export function sortStrings(values: string[]): string[] {
     }
     values[j + 1] = value;
   }
-  return values;
 }

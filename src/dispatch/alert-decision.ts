@@ -290,7 +290,11 @@ function flushReady(state: AlertState, rule: Rule, now: number, catchUp?: CatchU
     changes,
     openedAt,
     decidedAt: now,
+    // Above the previous alert even when no newer observation came between (a group
+    // and a held change released from one observation).
+    sequence: Math.max(state.version ?? 0, (state.sequence ?? 0) + 1),
   };
+  state.sequence = alert.sequence;
   if (state.current) alert.current = state.current;
   return [alert];
 }

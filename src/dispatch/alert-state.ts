@@ -95,6 +95,8 @@ export interface AlertState {
   flight?: FlightIdentity;
   current?: SnapshotFields;
   version?: number;
+  /** The sequence of the last alert (kept as long as the ids of decided events are). */
+  sequence?: number;
   /** Ids of the last decided events (bounded) and when the last were added. */
   done?: string[];
   doneAt?: number;
@@ -187,6 +189,7 @@ export function pruneState(state: AlertState, rule: Rule, now: number): AlertSta
   if (state.doneAt !== undefined && !recent) {
     delete state.done;
     delete state.doneAt;
+    delete state.sequence;
   }
   return Object.keys(state).length === 0 ? undefined : state;
 }

@@ -7,7 +7,13 @@
 import type { Rule } from "../rules/rule.js";
 import { toLocalDateTime } from "../time/local-time.js";
 import type { Alert } from "./alert.js";
-import { describeAlert, describeChange } from "./alert-text.js";
+import {
+  clipText,
+  describeAlert,
+  describeChange,
+  flightNamesFrom,
+  ruleFlightName,
+} from "./alert-text.js";
 
 /** The placeholders a template may use (plus `label.<key>` for any label of the rule). */
 export const TEMPLATE_FIELDS = [
@@ -52,6 +58,11 @@ export interface RenderOptions {
    * come from flight data and must not become markup (Slack mrkdwn, HTML).
    */
   escape?: (value: string) => string;
+  /**
+   * Values from the upstream (flight numbers, route, date, the changes' values) are cut
+   * to this many characters each (see `TextOptions.maxValueChars`). Default: not cut.
+   */
+  maxValueChars?: number;
 }
 
 /** Renders a template for an alert; an unknown label renders empty. */
@@ -73,7 +84,7 @@ export function renderTemplate(
     if (key.startsWith("label.")) return esc(alert.labels[key.slice(6)] ?? "");
     let value = computed.get(key);
     if (value === undefined) {
-      value = FIELD_VALUES.get(key)?.(alert, rule, zone) ?? "";
+      value = FIELD_VALUES.get(key)?.(alert, rule, zone, options.maxValueChars) ?? "";
       computed.set(key, value);
     }
     return esc(value);
@@ -81,7 +92,7 @@ export function renderTemplate(
 }
 
 /** How one placeholder's value is made. */
-type FieldValue = (alert: Alert, rule: Rule, zone: string) => string;
+type FieldValue = (alert: Alert, rule: Rule, zone: string, max: number | undefined) => string;
 
 /** Local `yyyy-MM-ddTHH:mm:ss` of the flight's schedule ("" when it has none). */
 const scheduledLocal = (alert: Alert, zone: string): string =>
@@ -90,20 +101,30 @@ const scheduledLocal = (alert: Alert, zone: string): string =>
 /** Every field of TEMPLATE_FIELDS (a Map: `{constructor}` must not find Object's). */
 const FIELD_VALUES = new Map<string, FieldValue>(
   Object.entries({
-    flight: (alert) => alert.flight.mainFlight,
-    flights: (alert) => alert.flight.flightNames.join(", "),
-    route: (alert) => (alert.current?.route ?? []).join(", "),
+    // The number the rule knows the flight by (a passenger's codeshare), else the operating one.
+    flight: (alert, rule, _zone, max) =>
+      clipText(ruleFlightName(alert.flight, rule) ?? alert.flight.mainFlight, max),
+    flights: (alert, rule, _zone, max) =>
+      clipText(flightNamesFrom(alert.flight, ruleFlightName(alert.flight, rule)).join(", "), max),
+    route: (alert, _rule, _zone, max) => clipText((alert.current?.route ?? []).join(", "), max),
     direction: (alert) =>
       alert.flight.direction === "A"
         ? "arrival"
         : alert.flight.direction === "D"
           ? "departure"
           : "",
-    date: (alert, _rule, zone) =>
-      alert.flight.scheduleDate ?? scheduledLocal(alert, zone).slice(0, 10),
+    date: (alert, _rule, zone, max) =>
+      clipText(alert.flight.scheduleDate ?? scheduledLocal(alert, zone).slice(0, 10), max),
     time: (alert, _rule, zone) => scheduledLocal(alert, zone).slice(11, 16),
-    changes: (alert, _rule, zone) => alert.changes.map((c) => describeChange(c, zone)).join("; "),
-    summary: (alert, _rule, zone) => describeAlert(alert, zone),
+    changes: (alert, _rule, zone, max) =>
+      alert.changes
+        .map((c) => describeChange(c, zone, { current: alert.current, maxValueChars: max }))
+        .join("; "),
+    summary: (alert, rule, zone, max) =>
+      describeAlert(alert, zone, {
+        flightName: ruleFlightName(alert.flight, rule),
+        maxValueChars: max,
+      }),
     rule: (_alert, rule) => rule.id,
     description: (_alert, rule) => rule.description ?? "",
   } satisfies Record<(typeof TEMPLATE_FIELDS)[number], FieldValue>),

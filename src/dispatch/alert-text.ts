@@ -5,9 +5,71 @@
  * wording.
  */
 import type { ChangeValue } from "../diff/change.js";
-import type { CheckinSummary, FlightIdentity } from "../diff/flight-snapshot.js";
+import type { CheckinSummary, FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
+import { filterFlightNumbers } from "../rules/flight-filter.js";
+import { normaliseFlightNumber } from "../rules/flight-number.js";
+import type { Rule } from "../rules/rule.js";
 import { parseApiDateTime, toLocalDateTime } from "../time/local-time.js";
 import type { Alert, AlertChange } from "./alert.js";
+
+/** What besides a change or a flight its words may draw on. */
+export interface TextOptions {
+  /**
+   * The flight's fields as of the alert (`Alert.current`): they name the gate of "now
+   * boarding at gate D9" and tell a cancelled flight ("was to depart").
+   */
+  current?: SnapshotFields;
+  /**
+   * The number to name the flight by, first: the one the passenger's rule matched it by
+   * (`ruleFlightName`), the codeshare on their ticket. Default: the operating number.
+   */
+  flightName?: string;
+  /**
+   * Each value from the upstream (a gate, a flight number, a route, a state code) is
+   * cut to this many characters, ending in `…`: the upstream bounds none of them, and a
+   * 200,000-character gate must not make a 200 KB subject. Default: not cut.
+   */
+  maxValueChars?: number;
+}
+
+/** `text` cut to at most `max` characters, ending in `…`, never inside a surrogate pair. */
+export function clipText(text: string, max: number | undefined): string {
+  if (max === undefined || text.length <= max) return text;
+  if (max < 1) return "";
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * The flight's own spelling of the number a rule knows it by: the first of the numbers
+ * the rule's flight filter names (its own `flight`, in the rule's order) that the flight
+ * is sold under — the number it matched by, as matching compares the same normal forms.
+ * Undefined for a rule that names no flight number (an ops or integration rule).
+ */
+export function ruleFlightName(flight: FlightIdentity, rule: Rule): string | undefined {
+  const numbers = filterFlightNumbers(rule.flights);
+  if (numbers === undefined) return undefined;
+  const names = [flight.mainFlight, ...flight.flightNames];
+  for (const number of numbers) {
+    const name = names.find((n) => normaliseFlightNumber(n) === number);
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Every number the flight is sold under, `lead` first (when it is one of them), then
+ * the operating number and the codeshares in their order.
+ */
+export function flightNamesFrom(flight: FlightIdentity, lead?: string): string[] {
+  const first = lead !== undefined && flight.flightNames.includes(lead) ? lead : flight.mainFlight;
+  const names = [first];
+  if (first !== flight.mainFlight) names.push(flight.mainFlight);
+  for (const name of flight.flightNames) if (!names.includes(name)) names.push(name);
+  return names;
+}
 
 /** Public flight states in words (NOTES.md, "Flight states"). */
 export const STATE_NAMES: Readonly<Record<string, string>> = {
@@ -56,25 +118,47 @@ const FIELD_NAMES: Readonly<Record<string, string>> = {
   serviceType: "service type",
 };
 
-/** `KL1395 to WAW, departs Sat 21 Nov 10:25` — the flight an alert is about. */
+/**
+ * States after which the schedule no longer holds: the flight will not leave (or, for an
+ * arrival, land here) at that time, whatever it said.
+ */
+const VOIDING_STATES: Readonly<Record<"A" | "D", readonly string[]>> = {
+  D: ["CNX", "TOM"],
+  A: ["CNX", "TOM", "DIV"],
+};
+
+/**
+ * `KL1395 to WAW, departs Sat 21 Nov 10:25` — the flight an alert is about; `was to
+ * depart` once it is cancelled or moved to tomorrow (`options.current`), so a
+ * cancellation does not read as if the flight still left at its time.
+ */
 export function describeFlight(
   flight: FlightIdentity,
   route: readonly string[] | undefined,
   zone: string,
+  options: TextOptions = {},
 ): string {
-  const names = flight.flightNames.length > 1 ? ` (${flight.flightNames.slice(1).join(", ")})` : "";
-  const places = route && route.length > 0 ? route.join(", ") : undefined;
-  const way =
-    flight.direction === "A"
-      ? `${places ? ` from ${places}` : ""}, arrives`
-      : `${places ? ` to ${places}` : ""}, departs`;
+  const max = options.maxValueChars;
+  const [lead, ...others] = flightNamesFrom(flight, options.flightName);
+  const names = others.length > 0 ? ` (${clipText(others.join(", "), max)})` : "";
+  const places = route && route.length > 0 ? clipText(route.join(", "), max) : undefined;
+  const arrival = flight.direction === "A";
+  const states = options.current?.states ?? [];
+  const voided = VOIDING_STATES[arrival ? "A" : "D"].some((s) => states.includes(s));
+  const way = arrival
+    ? `${places ? ` from ${places}` : ""}, ${voided ? "was to arrive" : "arrives"}`
+    : `${places ? ` to ${places}` : ""}, ${voided ? "was to depart" : "departs"}`;
   const when = flight.scheduled === undefined ? "" : ` ${localTime(flight.scheduled, zone, true)}`;
-  return `${flight.mainFlight}${names}${way}${when}`;
+  return `${clipText(lead ?? flight.mainFlight, max)}${names}${way}${when}`;
 }
 
-/** One change in words: `gate D7 → D9`, `now boarding`, `estimated departure 10:25 → 10:50 (+25 min)`. */
-export function describeChange(change: AlertChange, zone: string): string {
-  const text = changeText(change, zone);
+/** One change in words: `gate D7 → D9`, `now boarding at gate D9`, `estimated departure 10:25 → 10:50 (+25 min)`. */
+export function describeChange(
+  change: AlertChange,
+  zone: string,
+  options: TextOptions = {},
+): string {
+  const text = changeText(change, zone, options);
   return change.correction ? `${text} (correction)` : text;
 }
 
@@ -85,41 +169,56 @@ export interface ChangeParts {
 }
 
 /** One change as label and value: `status` / `now boarding`; corrections marked. */
-export function changeParts(change: AlertChange, zone: string): ChangeParts {
-  const parts = rawParts(change, zone);
+export function changeParts(
+  change: AlertChange,
+  zone: string,
+  options: TextOptions = {},
+): ChangeParts {
+  const parts = rawParts(change, zone, options);
   return change.correction ? { ...parts, value: `${parts.value} (correction)` } : parts;
 }
 
-function changeText(change: AlertChange, zone: string): string {
+function changeText(change: AlertChange, zone: string, options: TextOptions): string {
   if (change.kind === "flight")
     return change.action === "removed" ? "flight removed" : "new flight";
-  const { label, value } = rawParts(change, zone);
+  const { label, value } = rawParts(change, zone, options);
   return change.kind === "state" ? value : `${label} ${value}`;
 }
 
-function rawParts(change: AlertChange, zone: string): ChangeParts {
+/** The states that happen at a gate, in words naming it: a passenger needs to know which. */
+const GATE_STATES = new Map<string, (gate: string) => string>([
+  ["GTO", (gate) => `gate ${gate} now open`],
+  ["BRD", (gate) => `now boarding at gate ${gate}`],
+  ["GCL", (gate) => `gate ${gate} now closing`],
+  ["GTD", (gate) => `gate ${gate} now closed`],
+]);
+
+function rawParts(change: AlertChange, zone: string, options: TextOptions): ChangeParts {
   if (change.kind === "flight")
     return { label: "flight", value: change.action === "removed" ? "removed" : "new" };
+  const max = options.maxValueChars;
   if (change.kind === "state") {
-    const name = STATE_NAMES[change.state ?? ""] ?? change.state ?? "state";
-    return {
-      label: "status",
-      value: change.action === "withdrawn" ? `no longer ${name}` : `now ${name}`,
-    };
+    const code = change.state ?? "";
+    // hasOwn: a code such as `toString` from the upstream is not a name of Object's.
+    const name =
+      (Object.hasOwn(STATE_NAMES, code) ? STATE_NAMES[code] : undefined) ??
+      (clipText(code, max) || "state");
+    if (change.action === "withdrawn") return { label: "status", value: `no longer ${name}` };
+    const gate = options.current?.gate;
+    const atGate = gate === undefined ? undefined : GATE_STATES.get(code);
+    return { label: "status", value: atGate && gate ? atGate(clipText(gate, max)) : `now ${name}` };
   }
   if (change.kind === "time") {
     const label = TIME_NAMES[change.field] ?? change.field;
-    const to = timeText(change.new, zone);
-    const note = timeNote(change);
-    return {
-      label,
-      value:
-        change.old === undefined ? `${to}${note}` : `${timeText(change.old, zone)} → ${to}${note}`,
-    };
+    const to = clipText(timeText(change.new, zone), max);
+    const from = change.old === undefined ? "" : `${clipText(timeText(change.old, zone), max)} → `;
+    return { label, value: `${from}${to}${timeNote(change)}` };
   }
   const label = FIELD_NAMES[change.field] ?? change.field;
-  const to = valueText(change.new);
-  return { label, value: change.old === undefined ? to : `${valueText(change.old)} → ${to}` };
+  // Each side cut on its own, so a long old value never hides the new one.
+  const to = clipText(valueText(change.new), max);
+  const from = change.old === undefined ? "" : `${clipText(valueText(change.old), max)} → `;
+  return { label, value: `${from}${to}` };
 }
 
 /** Off-block and landing times: measured against the schedule, which they refer to. */
@@ -145,10 +244,14 @@ function timeNote(change: AlertChange): string {
   return s > 0 ? ` (${s} min later)` : ` (${-s} min earlier)`;
 }
 
-/** The whole alert on one line: flight, then each change. */
-export function describeAlert(alert: Alert, zone: string): string {
-  const flight = describeFlight(alert.flight, alert.current?.route, zone);
-  return `${flight}: ${alert.changes.map((c) => describeChange(c, zone)).join("; ")}`;
+/**
+ * The whole alert on one line: flight, then each change, both as of `alert.current`
+ * (unless `options` says otherwise).
+ */
+export function describeAlert(alert: Alert, zone: string, options: TextOptions = {}): string {
+  const text: TextOptions = { ...options, current: options.current ?? alert.current };
+  const flight = describeFlight(alert.flight, text.current?.route, zone, text);
+  return `${flight}: ${alert.changes.map((c) => describeChange(c, zone, text)).join("; ")}`;
 }
 
 function timeText(value: ChangeValue | undefined, zone: string): string {

@@ -29,4 +29,11 @@ export interface Alert {
   /** When the group opened (first matched change) and when the alert was decided, epoch ms. */
   openedAt: number;
   decidedAt: number;
+  /**
+   * Orders the alerts of one rule about one flight: the version (`lastUpdatedAt`, epoch
+   * ms) of the newest observation of the flight the alert reflects, and always above
+   * the rule's previous alert about the flight. Receivers order by it; alerts of several
+   * rules about one observation share it. (Absent in alerts decided before it existed.)
+   */
+  sequence?: number;
 }

@@ -68,6 +68,8 @@ export class Dispatcher {
   /** Set at the first step of a dispatcher that polls; cleared once caught up. */
   #catchUp: CatchUp | undefined;
   #catchingUp: boolean;
+  /** The poll status's attempt counter at the first step (see #polledSinceStart). */
+  #attemptsAtStart = 0;
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
@@ -157,14 +159,22 @@ export class Dispatcher {
    */
   async #polledSinceStart(): Promise<boolean> {
     const status = await this.#options.detection?.readStatus();
+    const attempts = status?.attempts ?? 0;
     if (this.#catchUp === undefined) {
       const since = this.#options.now();
       const seenUntil = await this.#options.store.catchUpSeenUntil(
         status?.lastSuccessAt ?? Number.NEGATIVE_INFINITY,
       );
       this.#catchUp = { since, seenUntil };
+      this.#attemptsAtStart = attempts;
     }
-    return (status?.lastAttemptAt ?? Number.NEGATIVE_INFINITY) >= this.#catchUp.since;
+    const before = this.#attemptsAtStart;
+    if (attempts === before) return false;
+    // One attempt since may have started before this dispatcher did; its start time
+    // says (unless the clock was stepped back since). A second one cannot have: polls
+    // never overlap. A counter below the first reading was reset (Redis lost its data).
+    const startedSince = (status?.lastAttemptAt ?? Number.NEGATIVE_INFINITY) >= this.#catchUp.since;
+    return startedSince || attempts > before + 1 || attempts < before;
   }
 }
 

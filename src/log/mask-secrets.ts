@@ -1,7 +1,7 @@
 /**
  * Credentials inside free text (log messages, error messages and stacks, any string
  * field), found by their shape: URL passwords, Slack webhook paths, bearer and basic
- * tokens, JWTs, Standard Webhooks secrets, credential query parameters and
+ * tokens (token-like values only, not the prose words after "Bearer"), JWTs, Standard Webhooks secrets, credential query parameters and
  * `name=value` pairs. What stays is what a reader needs to act: scheme, host, user,
  * parameter and variable names. A credential with no recognisable shape (a bare
  * webhook secret) is masked only when given to `secretMasker` by value.
@@ -31,8 +31,23 @@ const CREDENTIAL_NAME = `[\\w-]*(?:${CREDENTIAL_WORD}|authorization|app[_-]?id|p
 interface Rule {
   when: (text: string, lower: string) => boolean;
   pattern: RegExp;
-  replacement: string;
+  replacement: string | ((match: string, lead: string, value: string) => string);
 }
+
+/** Punctuation that ends a sentence or a parenthesis, not a credential. */
+const TRAILING_PUNCTUATION = /[)\].,;:!?]+$/;
+
+/**
+ * The value after `Bearer`/`Basic`, masked when it looks like a credential: anything
+ * with a digit, a symbol or 20 characters and more. A word or two of letters ("Bearer
+ * token) or …", "Basic authentication") is prose, kept so the sentence stays readable.
+ */
+const maskCredentialWord = (_match: string, lead: string, value: string): string => {
+  const trailing = TRAILING_PUNCTUATION.exec(value)?.[0] ?? "";
+  const core = value.slice(0, value.length - trailing.length);
+  const prose = core === "" || (core.length < 20 && /^[A-Za-z]+(?:-[A-Za-z]+)*$/.test(core));
+  return prose ? `${lead}${value}` : `${lead}${MASK}${trailing}`;
+};
 
 /** Shape rules, applied in order after maskUrl. */
 const RULES: readonly Rule[] = [
@@ -43,16 +58,17 @@ const RULES: readonly Rule[] = [
       /(\bhttps?:\/\/hooks\.slack(?:-gov)?\.com\/(?:(?:services|workflows|triggers)\/)?)[^\s"'<>`]+/gi,
     replacement: `$1${MASK}`,
   },
-  // RFC 6750 bearer tokens and RFC 7617 basic credentials, wherever they are quoted.
+  // RFC 6750 bearer tokens and RFC 7617 basic credentials, wherever they are quoted;
+  // words in prose after "Bearer"/"Basic" are not credentials (maskCredentialWord).
   {
     when: (_, lower) => lower.includes("bearer"),
-    pattern: /(\bBearer\s+)[^\s"']+/gi,
-    replacement: `$1${MASK}`,
+    pattern: /(\bBearer\s+)([^\s"']+)/gi,
+    replacement: maskCredentialWord,
   },
   {
     when: (text) => text.includes("Basic"),
-    pattern: /(\bBasic\s+)[A-Za-z0-9+/]{8,}={0,2}/g,
-    replacement: `$1${MASK}`,
+    pattern: /(\bBasic\s+)([A-Za-z0-9+/]{8,}={0,2})/g,
+    replacement: maskCredentialWord,
   },
   // A JWT without its `Bearer` (a token pasted into a message or a config dump).
   {
@@ -113,7 +129,12 @@ export const maskSecrets: TextMasker = (text) => {
   let out = text.includes("://") ? maskUrl(text) : text;
   const lower = out.toLowerCase();
   for (const rule of RULES) {
-    if (rule.when(out, lower)) out = out.replace(rule.pattern, rule.replacement);
+    if (!rule.when(out, lower)) continue;
+    const { replacement } = rule;
+    out =
+      typeof replacement === "string"
+        ? out.replace(rule.pattern, replacement)
+        : out.replace(rule.pattern, replacement);
   }
   return out;
 };

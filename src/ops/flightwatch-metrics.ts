@@ -16,6 +16,7 @@ import {
   type LabelValues,
   Registry,
 } from "prom-client";
+import type { MalformedReport } from "../api/client-options.js";
 import type { ExchangeEvent } from "../api/exchange-event.js";
 import type { DeliveryRecord } from "../deliver/delivery-log.js";
 import type { ChannelType } from "../deliver/notification.js";
@@ -28,13 +29,6 @@ import type { PollStatus } from "../store/detection-store.js";
 
 /** Options of the metrics. */
 export interface FlightwatchMetricsOptions {
-  /** The airport clock, epoch ms (default Date.now): poll lag is measured against it. */
-  now?: () => number;
-  /**
-   * Airport ms per real ms (default 1; the accelerated simulator's speed): lag and the
-   * last poll's timestamp are reported in real time, as Prometheus reads them.
-   */
-  clockRate?: number;
   /**
    * Node.js process metrics (CPU, memory, event loop, GC) under their standard
    * unprefixed names, `process_*` and `nodejs_*` (default true).
@@ -94,8 +88,6 @@ export class FlightwatchMetrics {
   /** Content-Type of `metrics()`'s text. */
   readonly contentType: string;
 
-  readonly #now: () => number;
-  readonly #clockRate: number;
   readonly #polls: Counter<"mode" | "outcome">;
   readonly #pollDuration: Histogram<"mode">;
   readonly #pollErrors: Counter<"code">;
@@ -104,6 +96,7 @@ export class FlightwatchMetrics {
   readonly #changes: Counter<"kind">;
   readonly #upstreamRequests: Counter<"operation" | "status">;
   readonly #upstreamDuration: Histogram<"operation">;
+  readonly #malformedRecords: Counter<"field">;
   readonly #alerts: Counter;
   readonly #notifications: Counter<"channel" | "outcome" | "reason">;
   readonly #scrapeErrors: Counter<"source">;
@@ -112,12 +105,20 @@ export class FlightwatchMetrics {
   readonly #pollLag: Gauge;
   readonly #lastSuccess: Gauge;
   readonly #pollFailures: Gauge;
+  readonly #stampLag: Gauge;
+  readonly #pollOverlap: Gauge;
+  readonly #redisErrors: Counter<"reason">;
+  readonly #stateLosses: Counter;
+  readonly #lostNotifications: Counter;
+  readonly #clockSteps: Counter;
   readonly #queues: ScrapeSource<QueueCounts>;
   readonly #pollStatus: ScrapeSource<PollStatus>;
+  /** Ms since the last commit this process saw (see PollProgress), read at scrape time. */
+  #pollAge: (() => number | undefined) | undefined;
+  /** Polls failed in a row by this process: the failure count the status cannot record (Redis refusing writes). */
+  #ownFailures = 0;
 
   constructor(options: FlightwatchMetricsOptions = {}) {
-    this.#now = options.now ?? Date.now;
-    this.#clockRate = options.clockRate ?? 1;
     this.contentType = this.registry.contentType;
     const timeoutMs = options.collectTimeoutMs ?? DEFAULT_COLLECT_TIMEOUT_MS;
     this.#queues = new ScrapeSource("queues", timeoutMs);
@@ -175,6 +176,12 @@ export class FlightwatchMetrics {
       buckets: REQUEST_BUCKETS,
       registers,
     });
+    this.#malformedRecords = new Counter({
+      name: "flightwatch_upstream_malformed_records_total",
+      help: "Upstream records skipped because they break the contract (each time one is read), by the top-level field of the first problem (`record` when the record as a whole is wrong). Their flights keep their last good snapshots.",
+      labelNames: ["field"],
+      registers,
+    });
     this.#alerts = new Counter({
       name: "flightwatch_alerts_total",
       help: "Alerts decided by this process's dispatcher.",
@@ -182,13 +189,34 @@ export class FlightwatchMetrics {
     });
     this.#notifications = new Counter({
       name: "flightwatch_notifications_total",
-      help: "Delivery attempts by channel type, outcome (delivered, retrying, dead) and failure reason (empty when delivered).",
+      help: "Delivery attempts by channel type, outcome (delivered, retrying, dead, superseded) and failure reason (empty when delivered or superseded).",
       labelNames: ["channel", "outcome", "reason"],
       registers,
     });
     for (const channel of CHANNEL_TYPES) {
       this.#notifications.inc({ channel, outcome: "delivered", reason: "" }, 0);
     }
+    this.#redisErrors = new Counter({
+      name: "flightwatch_redis_errors_total",
+      help: "Errors from Redis seen by this process, by reason: connection (out of reach), oom, readonly, cluster, auth, misconf (refusals the operator must fix), other.",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.#stateLosses = new Counter({
+      name: "flightwatch_redis_state_losses_total",
+      help: "Times this process found that Redis had lost flightwatch's data (restart without persistence, FLUSHALL, failover to an empty replica) and re-baselined.",
+      registers,
+    });
+    this.#lostNotifications = new Counter({
+      name: "flightwatch_notifications_lost_total",
+      help: "Notifications waiting or retrying that were lost with Redis's data (counted by the process that noticed the loss first).",
+      registers,
+    });
+    this.#clockSteps = new Counter({
+      name: "flightwatch_clock_steps_back_total",
+      help: "Times this process saw the wall clock go back by more than a second (NTP step, VM resume); its own time then converges on it slowly.",
+      registers,
+    });
     this.#scrapeErrors = new Counter({
       name: "flightwatch_scrape_errors_total",
       help: "Scrape-time reads that failed or timed out, by source (queues, poll_status); their gauges are omitted from that scrape.",
@@ -209,21 +237,39 @@ export class FlightwatchMetrics {
     });
     this.#pollLag = new Gauge({
       name: "flightwatch_poll_lag_seconds",
-      help: "How stale detection is: airport clock now minus the start of the last successful poll of any process.",
+      help: "How stale detection is: seconds since this process last saw a poll of any process commit (monotonic; real seconds).",
       registers,
     });
     this.#lastSuccess = new Gauge({
       name: "flightwatch_last_successful_poll_timestamp_seconds",
-      help: "Start of the last successful poll of any process, Unix time (airport clock).",
+      help: "When this process last saw a poll of any process commit, Unix time.",
+      registers,
+    });
+    this.#stampLag = new Gauge({
+      name: "flightwatch_upstream_stamp_lag_seconds",
+      help: "How far the upstream's lastUpdatedAt stamps have been seen to lag its clock (the largest lag observed, halving every 6 h), as of this process's last committed poll.",
+      registers,
+    });
+    this.#pollOverlap = new Gauge({
+      name: "flightwatch_poll_overlap_seconds",
+      help: "How far this process's last incremental poll reached back before what the poll before it had covered (sized from the stamp lag, within POLL_OVERLAP_MIN and POLL_OVERLAP; at least 2 s until the lag is measured).",
       registers,
     });
     this.#pollFailures = new Gauge({
       name: "flightwatch_poll_failures",
-      help: "Consecutive failed polls (0 after a success).",
+      help: "Consecutive failed polls (0 after a success): the shared count, or this process's own when Redis could not record it.",
       registers,
     });
     // Unlabelled gauges start at 0, which would read as "no lag": absent until known.
-    for (const gauge of [this.#pollLag, this.#lastSuccess, this.#pollFailures]) gauge.remove({});
+    for (const gauge of [
+      this.#pollLag,
+      this.#lastSuccess,
+      this.#pollFailures,
+      this.#stampLag,
+      this.#pollOverlap,
+    ]) {
+      gauge.remove({});
+    }
 
     if (options.defaultMetrics ?? true) {
       // Unprefixed: process_cpu_seconds_total, process_resident_memory_bytes and the
@@ -238,6 +284,7 @@ export class FlightwatchMetrics {
     const mode = report.mode ?? "";
     this.#polls.inc({ mode, outcome: report.outcome });
     if (report.outcome === "skipped") return;
+    this.#ownFailures = report.outcome === "failed" ? this.#ownFailures + 1 : 0;
     this.#pollDuration.observe({ mode }, report.durationMs / 1000);
     if (report.records > 0) this.#pollRecords.inc({ mode }, report.records);
     if (report.outcome === "failed") {
@@ -249,6 +296,8 @@ export class FlightwatchMetrics {
     if (report.mode === "baseline" || report.mode === "reconcile") {
       this.#trackedFlights.set(report.flights);
     }
+    if (report.stampLagMs !== undefined) this.#stampLag.set(report.stampLagMs / 1000);
+    if (report.overlapMs !== undefined) this.#pollOverlap.set(report.overlapMs / 1000);
     for (const event of report.events) this.#changes.inc({ kind: event.kind });
   }
 
@@ -259,6 +308,14 @@ export class FlightwatchMetrics {
     this.#upstreamDuration.observe({ operation: event.operation }, event.durationMs / 1000);
   }
 
+  /**
+   * Counts one skipped malformed record. The field is one of the record's top-level
+   * fields or `record` (a closed set); the flight id goes to the log, never a label.
+   */
+  malformedRecord(report: MalformedReport): void {
+    this.#malformedRecords.inc({ field: report.field });
+  }
+
   /** Counts one decided alert (no rule label: there may be 100,000 rules). */
   alert(_alert: Alert): void {
     this.#alerts.inc();
@@ -266,8 +323,32 @@ export class FlightwatchMetrics {
 
   /** Counts one delivery attempt by channel type, outcome and failure reason. */
   delivery(record: DeliveryRecord): void {
-    const reason = record.result === "delivered" ? "" : (record.reason ?? "unknown");
+    const reason =
+      record.result === "delivered" || record.result === "superseded"
+        ? ""
+        : (record.reason ?? "unknown");
     this.#notifications.inc({ channel: record.type, outcome: record.result, reason });
+  }
+
+  /** Counts one error from Redis by reason (see RedisRefusal; `connection`, `other`). */
+  redisError(reason: string): void {
+    this.#redisErrors.inc({ reason });
+  }
+
+  /** Counts one loss of Redis's data noticed here, and the notifications it took (when this process reports them). */
+  stateLoss(lostNotifications = 0): void {
+    this.#stateLosses.inc();
+    if (lostNotifications > 0) this.#lostNotifications.inc(lostNotifications);
+  }
+
+  /** Counts one step back of the wall clock. */
+  clockStepBack(): void {
+    this.#clockSteps.inc();
+  }
+
+  /** Reads the age of the last commit seen (ms, monotonic) at each scrape, for poll lag. */
+  observePollAge(read: () => number | undefined): void {
+    this.#pollAge = read;
   }
 
   /** Reads queue depths and dead letters at each scrape (the shape of `DeliveryQueues.counts()`). */
@@ -275,7 +356,7 @@ export class FlightwatchMetrics {
     this.#queues.read = read;
   }
 
-  /** Reads the shared poll status at each scrape, for poll lag and consecutive failures. */
+  /** Reads the shared poll status at each scrape, for consecutive failures. */
   observePollStatus(read: () => Promise<PollStatus>): void {
     this.#pollStatus.read = read;
   }
@@ -294,12 +375,14 @@ export class FlightwatchMetrics {
       else this.#scrapeErrors.inc({ source: this.#queues.name });
     }
     if (status !== undefined) {
-      for (const gauge of [this.#pollLag, this.#lastSuccess, this.#pollFailures]) {
-        gauge.remove({});
+      this.#pollFailures.remove({});
+      if (status.ok) {
+        this.#pollFailures.set(Math.max(status.value.failures, this.#ownFailures));
+      } else {
+        this.#scrapeErrors.inc({ source: this.#pollStatus.name });
       }
-      if (status.ok) this.#setPollStatus(status.value);
-      else this.#scrapeErrors.inc({ source: this.#pollStatus.name });
     }
+    this.#setPollAge();
     return this.registry.metrics();
   }
 
@@ -313,13 +396,12 @@ export class FlightwatchMetrics {
     }
   }
 
-  #setPollStatus(status: PollStatus): void {
-    this.#pollFailures.set(status.failures);
-    if (status.lastSuccessAt === undefined) return;
-    const lagMs = Math.max(0, this.#now() - status.lastSuccessAt) / this.#clockRate;
-    // On an accelerated clock the airport instant would lie in the real future.
-    const at = this.#clockRate === 1 ? status.lastSuccessAt : Date.now() - lagMs;
-    this.#lastSuccess.set(at / 1000);
-    this.#pollLag.set(lagMs / 1000);
+  #setPollAge(): void {
+    this.#pollLag.remove({});
+    this.#lastSuccess.remove({});
+    const ageMs = this.#pollAge?.();
+    if (ageMs === undefined) return;
+    this.#lastSuccess.set((Date.now() - ageMs) / 1000);
+    this.#pollLag.set(ageMs / 1000);
   }
 }

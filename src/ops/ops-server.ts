@@ -4,11 +4,16 @@
  * under `/queues`. Plain node:http: these routes must answer while the rest of the
  * process struggles, so they carry no framework and no dependency on Redis except
  * through the readiness callback, which is bounded in time.
+ *
+ * The dashboard shows recipients' addresses and whole payloads: every request under
+ * it (page, assets, API) needs its token. /metrics needs one when given one; the
+ * probes stay open, since orchestrators call them without credentials.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError } from "../errors.js";
 import type { FlightwatchMetrics } from "./flightwatch-metrics.js";
+import { CREDENTIAL_CHALLENGE, type CredentialCheck, credentialCheck } from "./http-credential.js";
 import type { QueueDashboard, QueueDashboardOptions } from "./queue-dashboard.js";
 
 /** One readiness check's verdict. */
@@ -24,20 +29,36 @@ export interface Readiness {
   checks: Record<string, ReadinessCheck>;
 }
 
+/** Whether the process works (or should be restarted), and why. */
+export interface Liveness {
+  live: boolean;
+  detail: string;
+}
+
 /** Options of the ops server. */
 export interface OpsServerOptions {
   /** HTTP_PORT; 0 picks a free port (tests). */
   port: number;
-  /** Interface to listen on (default 0.0.0.0). */
+  /** Interface to listen on (default 127.0.0.1: loopback unless asked otherwise). */
   host?: string;
   /** Served at /metrics; without it /metrics is 404. */
   metrics?: FlightwatchMetrics;
+  /** When given, /metrics answers 401 to requests without it (METRICS_TOKEN). */
+  metricsToken?: string;
+  /**
+   * Decides /healthz (default: always live). Unlike readiness, a throw or a late answer
+   * counts as live: a probe that restarts the process must have a reason.
+   */
+  liveness?: () => Promise<Liveness>;
   /** Decides /readyz; a throw or no answer within `readinessTimeoutMs` is "not ready". */
   readiness: () => Promise<Readiness>;
   /** Longest wait for `readiness` (default 2 s): probes must get an answer, not hang. */
   readinessTimeoutMs?: number;
-  /** The Bull Board dashboard under its base path (default /queues); loaded only when given. */
-  dashboard?: QueueDashboardOptions;
+  /**
+   * The Bull Board dashboard under its base path (default /queues); loaded only when
+   * given. Every request under it needs `token` (DASHBOARD_TOKEN).
+   */
+  dashboard?: QueueDashboardOptions & { token: string };
 }
 
 /** A running ops server. */
@@ -56,8 +77,14 @@ const ROUTES = ["/healthz", "/readyz", "/metrics"] as const;
 
 /** Starts the ops server; rejects with a ConfigError naming HTTP_PORT when the port is taken. */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
-  const host = options.host ?? "0.0.0.0";
+  const host = options.host ?? "127.0.0.1";
   const readinessTimeoutMs = options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS;
+  if (options.dashboard && !options.dashboard.token) {
+    throw new ConfigError("DASHBOARD_TOKEN", "is not set; the dashboard needs a credential");
+  }
+  const dashboardCredential = options.dashboard && credentialCheck(options.dashboard.token);
+  const metricsCredential =
+    options.metricsToken === undefined ? undefined : credentialCheck(options.metricsToken);
   // Imported only when enabled: a daemon without the dashboard never loads Bull Board.
   const dashboard: QueueDashboard | undefined = options.dashboard
     ? await (await import("./queue-dashboard.js")).createQueueDashboard(options.dashboard)
@@ -67,6 +94,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const server = createServer((req, res) => {
     const path = pathOf(req);
     if (dashboard && (path === dashboard.basePath || path.startsWith(`${dashboard.basePath}/`))) {
+      if (!authorized(req, res, dashboardCredential, "the dashboard", "DASHBOARD_TOKEN")) return;
       dashboard.handle(req, res).catch((err: unknown) => fail(res, err));
       return;
     }
@@ -86,9 +114,15 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       return;
     }
     switch (path) {
-      case "/healthz":
-        send(res, 200, json({ status: "ok" }));
+      case "/healthz": {
+        const liveness = await livenessOf(options.liveness, readinessTimeoutMs);
+        send(
+          res,
+          liveness.live ? 200 : 503,
+          json(liveness.live ? { status: "ok" } : { status: "stuck", detail: liveness.detail }),
+        );
         return;
+      }
       case "/readyz": {
         const readiness = shuttingDown
           ? { ready: false, checks: { shutdown: { ok: false, detail: "shutting down" } } }
@@ -97,6 +131,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         return;
       }
       case "/metrics":
+        if (!authorized(req, res, metricsCredential, "/metrics", "METRICS_TOKEN")) return;
         if (!options.metrics) {
           send(res, 404, json({ error: "metrics are not enabled in this process" }));
           return;
@@ -168,6 +203,25 @@ async function readinessOf(read: () => Promise<Readiness>, timeoutMs: number): P
   }
 }
 
+/** The liveness verdict, bounded in time; no verdict (none given, late, failed) is "live". */
+async function livenessOf(
+  read: (() => Promise<Liveness>) | undefined,
+  timeoutMs: number,
+): Promise<Liveness> {
+  if (!read) return { live: true, detail: "ok" };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Liveness>((resolve) => {
+    timer = setTimeout(() => resolve({ live: true, detail: "no verdict in time" }), timeoutMs);
+  });
+  try {
+    return await Promise.race([read(), timeout]);
+  } catch {
+    return { live: true, detail: "no verdict" };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
@@ -209,6 +263,30 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     server.once("listening", onListening);
     server.listen(port, host);
   });
+}
+
+/**
+ * Whether the request may go on: no credential is asked for, or it presents the right
+ * one. Otherwise answers 401 with the basic auth challenge (a browser then asks for
+ * the token as the password) and says how to present it — never what was presented.
+ */
+function authorized(
+  req: IncomingMessage,
+  res: ServerResponse,
+  credential: CredentialCheck | undefined,
+  what: string,
+  variable: string,
+): boolean {
+  if (credential === undefined || credential.allows(req)) return true;
+  send(
+    res,
+    401,
+    json({
+      error: `${what} needs the token of ${variable}: send "Authorization: Bearer <token>", or log in with any user name and the token as the password`,
+    }),
+    { "www-authenticate": CREDENTIAL_CHALLENGE },
+  );
+  return false;
 }
 
 /** The path of a request, without its query. */

@@ -4,9 +4,9 @@
  * are imported here only, and this module only when the dashboard is enabled, so a
  * daemon without `--dashboard` never loads them.
  *
- * It has no authentication of its own: it is meant for a private network or a
- * port-forward. It is read-only unless asked otherwise, so whoever reaches it can
- * look at notifications but not retry, promote, clean or delete them (`flightwatch
+ * It has no authentication of its own: the ops server asks every request under it for
+ * DASHBOARD_TOKEN. It is read-only unless asked otherwise, so whoever holds the token
+ * can look at notifications but not retry, promote, clean or delete them (`flightwatch
  * deliveries` is the audited way to re-send dead letters).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -18,7 +18,7 @@ export interface QueueDashboardOptions {
   queues: Queue[];
   /** Where it is served (default `/queues`). */
   basePath?: string;
-  /** Hide the actions that change jobs (default true: the dashboard has no authentication). */
+  /** Hide the actions that change jobs (default true: nothing records who did what there). */
   readOnly?: boolean;
 }
 

@@ -20,6 +20,9 @@ import {
 import { type Entry, join, readList, type TreeReader } from "./tree-reader.js";
 import type { TreeMap, TreeNode } from "./yaml-tree.js";
 
+/** What a `state` selector that lists `states:` takes without `actions:`: the states beginning. */
+export const STATES_DEFAULT_ACTIONS: readonly ChangeAction[] = ["added"];
+
 const quoted = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(", ");
 
 /** Reads `changes`; undefined when it has problems (they are recorded). */
@@ -151,6 +154,11 @@ function readSelectorMap(r: TreeReader, map: TreeMap, path: string): ChangeSelec
         else selector.shiftAtLeastMinutes = ms / 60_000;
       }
     }
+  }
+  // "Boarding or gate closing" means the states beginning: a state's withdrawal (BRD gone
+  // when the flight is cancelled) would put "no longer boarding" in a cancellation alert.
+  if (name === "state" && entries.has("states") && !entries.has("actions")) {
+    selector.actions = [...STATES_DEFAULT_ACTIONS];
   }
   return ok ? selector : undefined;
 }

@@ -1,10 +1,15 @@
 /**
  * Reads a rule's `channels` into ChannelSpecs: the type, the keys that type takes, `retry`,
- * URLs (https, or http on loopback for testing), email addresses, webhook secrets,
- * and a name for each (given, or the type, numbered when a rule has several of it).
- * URLs and secrets are credentials: messages describe them but never repeat them.
+ * URLs, email addresses, webhook secrets, and a name for each (given, or the type,
+ * numbered when a rule has several of it). Webhook and Slack URLs are https, without
+ * credentials, and do not name an internal address (loopback, private, link-local …)
+ * unless the outbound policy (OUTBOUND_ALLOW) allows it; plain http only to hosts the
+ * policy names. Host names are resolved only when a send connects (src/outbound).
+ * URLs and secrets are credentials: messages describe them but never repeat them, and
+ * the rule variables read into a Slack or webhook URL or a secret are recorded as secret.
  */
 import { hasStrayBrace, TEMPLATE_FIELDS, unknownPlaceholders } from "../dispatch/alert-template.js";
+import type { OutboundPolicy } from "../outbound/outbound-policy.js";
 import { suggestionHint } from "./did-you-mean.js";
 import { readRetry } from "./retry-reader.js";
 import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition } from "./rule.js";
@@ -14,6 +19,7 @@ import type { TreeNode } from "./yaml-tree.js";
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const EMAIL_RE = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:".]+$/;
+/** Names of loopback hosts: plain http to them is allowed in links flightwatch never opens. */
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** Standard Webhooks secrets are 24–64 random bytes; under 16 is too weak to sign with. */
@@ -36,6 +42,7 @@ export function readChannels(
   r: TreeReader,
   node: TreeNode,
   path: string,
+  outbound: OutboundPolicy,
 ): ChannelSpec[] | undefined {
   // One channel may be written without the list around it.
   const items = r.resolve(node).kind === "map" ? [node] : r.list(node, path, "`channels`");
@@ -53,7 +60,7 @@ export function readChannels(
   const drafts: Draft[] = [];
   let ok = true;
   items.forEach((item, i) => {
-    const draft = readChannel(r, item, many ? `${path}[${i}]` : path);
+    const draft = readChannel(r, item, many ? `${path}[${i}]` : path, outbound);
     if (draft) drafts.push(draft);
     else ok = false;
   });
@@ -88,7 +95,12 @@ function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined
   return ok ? specs : undefined;
 }
 
-function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undefined {
+function readChannel(
+  r: TreeReader,
+  node: TreeNode,
+  path: string,
+  outbound: OutboundPolicy,
+): Draft | undefined {
   const failedBefore = r.failures;
   const map = r.map(node, path, "a channel");
   if (!map) return undefined;
@@ -171,17 +183,17 @@ function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undef
           map,
           path,
           `${type} channel has no \`${key}\``,
-          `add the ${type === "slack" ? "incoming-webhook " : ""}URL, e.g. ${key}: \${${type.toUpperCase()}_URL}`,
+          `add the ${type === "slack" ? "incoming-webhook " : ""}URL, e.g. ${key}: \${RULE_${type.toUpperCase()}_URL}`,
         );
       return undefined;
     }
-    return readUrl(r, entry, join(path, key));
+    return readUrl(r, entry, join(path, key), key === "url" ? outbound : undefined);
   };
   const retry = entries.get("retry");
   if (retry) spec.retry = readRetry(r, retry, join(path, "retry"));
   switch (type) {
     case "slack":
-      spec.url = url("url", true);
+      spec.url = r.credential(() => url("url", true));
       spec.template = template("template");
       break;
     case "email": {
@@ -189,12 +201,18 @@ function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undef
       spec.subject = template("subject");
       spec.template = template("template");
       spec.unsubscribeUrl = url("unsubscribe_url", false);
+      checkUnsubscribePlaceholder(
+        r,
+        entries.get("unsubscribe_url"),
+        spec.unsubscribeUrl,
+        join(path, "unsubscribe_url"),
+      );
       break;
     }
     case "webhook": {
-      spec.url = url("url", true);
+      spec.url = r.credential(() => url("url", true));
       const secret = entries.get("secret");
-      if (secret) spec.secret = readSecret(r, secret, join(path, "secret"));
+      if (secret) spec.secret = r.credential(() => readSecret(r, secret, join(path, "secret")));
       const format = text("format", "`format`");
       if (format !== undefined && format !== "cloudevents" && format !== "json") {
         r.problem(
@@ -214,7 +232,17 @@ function readChannel(r: TreeReader, node: TreeNode, path: string): Draft | undef
   return r.failures === failedBefore ? draft : undefined;
 }
 
-function readUrl(r: TreeReader, entry: Entry, path: string): string | undefined {
+/**
+ * A URL: https, or plain http to a host the policy names. With a policy (webhook and
+ * Slack URLs, which flightwatch connects to) also no credentials and no refused address;
+ * without one (an unsubscribe link, which only recipients open) http on loopback too.
+ */
+function readUrl(
+  r: TreeReader,
+  entry: Entry,
+  path: string,
+  outbound: OutboundPolicy | undefined,
+): string | undefined {
   const text = r.string(entry.value, path, `\`${entry.name}\``);
   if (text === undefined) return undefined;
   let url: URL;
@@ -229,16 +257,43 @@ function readUrl(r: TreeReader, entry: Entry, path: string): string | undefined 
     );
     return undefined;
   }
-  if (url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
-    return text.trim();
+  const refusal = outbound?.refusalOfUrl(url);
+  if (refusal !== undefined) {
+    r.problem(entry.value, path, `\`${entry.name}\` is refused: ${refusal.message}`, refusal.hint);
+    return undefined;
   }
+  const plainOk = outbound === undefined ? LOOPBACK.has(url.hostname) : outbound.vouchesFor(url);
+  if (url.protocol === "https:" || (url.protocol === "http:" && plainOk)) return text.trim();
   r.problem(
     entry.value,
     path,
     `\`${entry.name}\` must be an https:// URL (it is ${url.protocol.replace(/:$/, "")}://${url.protocol === "http:" ? url.hostname : "…"})`,
-    "use https; plain http is allowed only on loopback (127.0.0.1, localhost, [::1]) for testing",
+    outbound === undefined
+      ? "use https; plain http is allowed only on loopback (127.0.0.1, localhost, [::1]) for testing"
+      : "use https; plain http is allowed only to internal receivers listed in OUTBOUND_ALLOW (docs/operations.md)",
   );
   return undefined;
+}
+
+/**
+ * `unsubscribe_url` may hold `{recipient}` (each recipient's own link); any other
+ * `{…}` is a typo that would otherwise reach every recipient as written.
+ */
+function checkUnsubscribePlaceholder(
+  r: TreeReader,
+  entry: Entry | undefined,
+  url: unknown,
+  path: string,
+): void {
+  if (entry === undefined || typeof url !== "string") return;
+  const unknown = [...url.matchAll(/\{([^{}]*)\}/g)].find((m) => m[1] !== "recipient");
+  if (unknown === undefined) return;
+  r.problem(
+    entry.value,
+    path,
+    `unknown placeholder \`${unknown[0]}\` in \`unsubscribe_url\``,
+    "its only placeholder is {recipient}, the recipient's address (each gets a link of their own)",
+  );
 }
 
 function readAddresses(

@@ -5,16 +5,17 @@
  * result while the file's other rules are kept (the caller decides what to do).
  */
 import type { RuleProblem } from "../errors.js";
+import { OutboundPolicy } from "../outbound/outbound-policy.js";
 import { airportZone } from "../time/local-time.js";
 import { readChangeSelectors } from "./change-selector-reader.js";
 import { readChannels } from "./channel-reader.js";
 import { didYouMean, suggestionHint } from "./did-you-mean.js";
-import type { Env } from "./env-substitution.js";
 import { readFlightFilter } from "./flight-filter-reader.js";
 import type { FlappingSpec, Rule, SourcePosition } from "./rule.js";
 import { parseRuleDocument } from "./rule-document.js";
 import { FLAPPING_KEYS, FLIGHT_FILTER_KEYS, RULE_KEYS } from "./rule-schema.js";
 import { type Entry, join, TreeReader } from "./tree-reader.js";
+import type { RuleVariables } from "./variable-substitution.js";
 import type { TreeMap, TreeNode } from "./yaml-tree.js";
 
 /** Rule ids: letters, digits, `.`, `_`, `-`; starting with a letter or digit; at most 128. */
@@ -22,10 +23,12 @@ export const RULE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const LABEL_KEY_RE = /^[A-Za-z0-9_.-]+$/;
 const DAY_MS = 86_400_000;
 
-/** What reading rule files needs: the environment and the airport's time zone. */
+/** What reading rule files needs: the rule variables and the airport's time zone. */
 export interface RuleReadOptions {
-  env: Env;
+  vars: RuleVariables;
   zone: string;
+  /** Internal destinations channel URLs may name (OUTBOUND_ALLOW); none when absent. */
+  outbound?: OutboundPolicy;
 }
 
 /** A rule id, where it is written and its path (for duplicate checks across files). */
@@ -44,6 +47,8 @@ export interface RuleFileRead {
   disabled: string[];
   /** Every well-formed id in the file, valid rule or not, in file order. */
   ids: RuleIdSource[];
+  /** Rule variables whose values went into a credential (an endpoint URL, a signing secret). */
+  secretVariables: string[];
 }
 
 /** Reads and validates one file's text; problems sorted by position. */
@@ -55,6 +60,7 @@ export function readRuleFile(text: string, file: string, options: RuleReadOption
     problems: sortProblems(doc.problems),
     disabled: [],
     ids: [],
+    secretVariables: [],
   };
   if (doc.problems.length > 0) return result;
   if (doc.root === undefined) {
@@ -68,11 +74,17 @@ export function readRuleFile(text: string, file: string, options: RuleReadOption
     });
     return result;
   }
-  const r = new TreeReader(file, doc.lines, options.env);
+  const r = new TreeReader(file, doc.lines, options.vars);
   const list = readTop(r, doc.root);
   const firstAt = new Map<string, SourcePosition>();
   list?.forEach((item, i) => {
-    const read = readRule(r, item, `rules[${i}]`, options.zone);
+    const read = readRule(
+      r,
+      item,
+      `rules[${i}]`,
+      options.zone,
+      options.outbound ?? OutboundPolicy.STRICT,
+    );
     if (read.idSource) {
       const first = firstAt.get(read.idSource.id);
       if (first) {
@@ -91,6 +103,7 @@ export function readRuleFile(text: string, file: string, options: RuleReadOption
     else result.disabled.push(read.rule.id);
   });
   result.problems = sortProblems(r.problems);
+  result.secretVariables = [...r.secretVariables];
   return result;
 }
 
@@ -155,7 +168,13 @@ interface RuleRead {
   idNode?: TreeNode;
 }
 
-function readRule(r: TreeReader, node: TreeNode, path: string, zone: string): RuleRead {
+function readRule(
+  r: TreeReader,
+  node: TreeNode,
+  path: string,
+  zone: string,
+  outbound: OutboundPolicy,
+): RuleRead {
   const resolved = r.resolve(node);
   r.beginRule(undefined);
   if (resolved.kind !== "map") {
@@ -202,7 +221,7 @@ function readRule(r: TreeReader, node: TreeNode, path: string, zone: string): Ru
         rule.changes = readChangeSelectors(r, entry.value, at);
         break;
       case "channels":
-        rule.channels = readChannels(r, entry.value, at);
+        rule.channels = readChannels(r, entry.value, at, outbound);
         break;
       case "group_wait":
         rule.groupWaitMs = readWait(r, entry, at, "`group_wait`", DAY_MS);

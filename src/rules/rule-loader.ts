@@ -7,7 +7,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { sep } from "node:path";
 import { RuleInvalidError, type RuleProblem } from "../errors.js";
-import type { Env } from "./env-substitution.js";
+import type { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { Rule, SourcePosition } from "./rule.js";
 import {
   DUPLICATE_HINT,
@@ -15,13 +15,19 @@ import {
   readRuleFile,
   sortProblems,
 } from "./rule-file-reader.js";
+import type { RuleVariables } from "./variable-substitution.js";
 
 /** What loading rules needs. */
 export interface RuleLoadOptions {
-  /** Environment for ${NAME} substitution. */
-  env: Env;
+  /** What `${NAME}` may read (variable-substitution.ts). */
+  vars: RuleVariables;
   /** Airport IANA time zone for dates in schedule bounds (e.g. "Europe/Amsterdam"). */
   zone: string;
+  /**
+   * Internal destinations channel URLs may name (OUTBOUND_ALLOW); none when absent, so
+   * a URL on loopback, a private network … is a problem of its rule.
+   */
+  outbound?: OutboundPolicy;
 }
 
 /** The outcome of loading: valid rules, and every problem found. */
@@ -34,6 +40,8 @@ export interface RuleLoad {
   files: string[];
   /** Ids of rules with `enabled: false`. */
   disabled: string[];
+  /** Rule variables whose values went into a credential (an endpoint URL, a signing secret). */
+  secretVariables: string[];
 }
 
 const RULE_FILE_RE = /\.(?:ya?ml|json)$/i;
@@ -41,7 +49,7 @@ const DIR_HINT = "create it, or set FLIGHTWATCH_RULES to the directory holding t
 
 /** Reads every .yaml/.yml/.json in dir (not subdirs), sorted by name. */
 export async function loadRuleDir(dir: string, options: RuleLoadOptions): Promise<RuleLoad> {
-  const load: RuleLoad = { rules: [], problems: [], files: [], disabled: [] };
+  const load: RuleLoad = { rules: [], problems: [], files: [], disabled: [], secretVariables: [] };
   let names: string[];
   try {
     names = await ruleFileNames(dir);
@@ -67,6 +75,9 @@ export async function loadRuleDir(dir: string, options: RuleLoadOptions): Promis
     }
     const read = readRuleFile(text, file, options);
     const problems = read.problems;
+    for (const name of read.secretVariables) {
+      if (!load.secretVariables.includes(name)) load.secretVariables.push(name);
+    }
     // Duplicates within the file were found by readRuleFile; here, those across files.
     const late = new Set<string>();
     const here = new Set<string>();
@@ -95,7 +106,13 @@ export async function loadRuleDir(dir: string, options: RuleLoadOptions): Promis
 /** Parses and validates one file's text (for tests, `rules test` and the dir loader). */
 export function parseRuleFile(text: string, file: string, options: RuleLoadOptions): RuleLoad {
   const read = readRuleFile(text, file, options);
-  return { rules: read.rules, problems: read.problems, files: [file], disabled: read.disabled };
+  return {
+    rules: read.rules,
+    problems: read.problems,
+    files: [file],
+    disabled: read.disabled,
+    secretVariables: read.secretVariables,
+  };
 }
 
 /** Like loadRuleDir but throws RuleInvalidError (src/errors.ts) when there is any problem. */

@@ -7,9 +7,9 @@
  */
 import type { RuleProblem } from "../errors.js";
 import { suggestionHint } from "./did-you-mean.js";
-import { type Env, substituteEnv } from "./env-substitution.js";
 import type { SourcePosition } from "./rule.js";
 import { readRuleDuration } from "./rule-time.js";
+import { type RuleVariables, substituteVariables } from "./variable-substitution.js";
 import type { LineTable, TreeMap, TreeNode, TreeScalar, TreeSeq } from "./yaml-tree.js";
 
 /** One key of a mapping (after merges): its name, key node and value node. */
@@ -28,16 +28,19 @@ export class TreeReader {
   readonly problems: RuleProblem[] = [];
   /** The rule being read, for the problems found in it. */
   ruleId: string | undefined;
+  /** Rule variables read into a credential (an endpoint URL, a signing secret). */
+  readonly secretVariables = new Set<string>();
   readonly #lines: LineTable;
-  readonly #env: Env;
+  readonly #vars: RuleVariables;
+  #inCredential = false;
   readonly #reported = new Set<string>();
   #failed = false;
   #failures = 0;
 
-  constructor(file: string, lines: LineTable, env: Env) {
+  constructor(file: string, lines: LineTable, vars: RuleVariables) {
     this.file = file;
     this.#lines = lines;
-    this.#env = env;
+    this.#vars = vars;
   }
 
   /** Starts a rule: problems from now on carry its id, and `failed` tells whether it had any. */
@@ -205,10 +208,26 @@ export class TreeReader {
 
   /** `${NAME}` substitution of one value, problems recorded at its node. */
   substitute(node: TreeNode, text: string, path: string): string | undefined {
-    const result = substituteEnv(text, this.#env);
-    if (result.ok) return result.value;
+    const result = substituteVariables(text, this.#vars);
+    if (result.ok) {
+      if (this.#inCredential) for (const name of result.names) this.secretVariables.add(name);
+      return result.value;
+    }
     for (const p of result.problems) this.problem(node, path, p.message, p.hint);
     return undefined;
+  }
+
+  /**
+   * Runs `read` on a credential (an endpoint URL, a signing secret): the variables it
+   * substitutes are recorded in `secretVariables`, so that output can mask their values.
+   */
+  credential<T>(read: () => T): T {
+    this.#inCredential = true;
+    try {
+      return read();
+    } finally {
+      this.#inCredential = false;
+    }
   }
 
   /** A rule-file duration in milliseconds (`90s`, `1h30m`; a bare number is a problem). */

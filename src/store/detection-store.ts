@@ -23,11 +23,37 @@ export interface DetectionState {
   reconciledAt?: number;
   /** Last schedule date of the horizon at the last commit. */
   horizonTo?: string;
+  /**
+   * Upstream clock when the last committed poll's read was first answered, epoch ms:
+   * every record visible then has been read. The next incremental read starts here,
+   * minus the overlap.
+   */
+  coveredUntil?: number;
+  /** The largest stamp lag observed (see detect/window.ts), ms, and when, epoch ms. */
+  lagMs?: number;
+  lagAt?: number;
+  /** New versions seen so far, up to what makes the lag count as measured (detect/window.ts). */
+  lagEvidence?: number;
+  /** Commits so far (read only: every commit bumps it). */
+  seq?: number;
 }
+
+/** The numeric fields of the detection state, as kept in its hash. */
+const NUMERIC_STATE = [
+  "seq",
+  "watermark",
+  "reconciledAt",
+  "coveredUntil",
+  "lagMs",
+  "lagAt",
+  "lagEvidence",
+] as const;
 
 /** Poll status, as kept in the `poll` hash (for health checks, metrics and `watch`). */
 export interface PollStatus {
   lastAttemptAt?: number;
+  /** Which process made the last attempt (`host:pid`). */
+  lastPoller?: string;
   /** Start of the last successful poll: changes visible upstream before it are known. */
   lastSuccessAt?: number;
   lastMode?: string;
@@ -37,8 +63,17 @@ export interface PollStatus {
   /** Consecutive failed polls. */
   failures: number;
   lastError?: string;
+  /** The last failure's error code (`FW_ERR_UPSTREAM_AUTH`, …), when it had one. */
+  lastErrorCode?: string;
+  /**
+   * Polls attempted so far (committed, conflicting or failed; not skipped ones): a
+   * counter, so that "a poll was attempted since" needs no clock.
+   */
+  attempts?: number;
   /** No poll before this instant (backoff after failures). */
   nextAttemptAt?: number;
+  /** How long the backoff was when it was set, ms (bounds it when the clock steps back). */
+  backoffMs?: number;
   /** How far behind detection is: time since the last successful poll at the last attempt, ms. */
   behindMs?: number;
 }
@@ -119,8 +154,10 @@ export class DetectionStore {
   async readState(): Promise<DetectionState> {
     const hash = await this.#redis.hgetall(this.#keys.detection);
     const state: DetectionState = {};
-    if (hash.watermark !== undefined) state.watermark = Number(hash.watermark);
-    if (hash.reconciledAt !== undefined) state.reconciledAt = Number(hash.reconciledAt);
+    for (const field of NUMERIC_STATE) {
+      const value = hash[field];
+      if (value !== undefined && Number.isFinite(Number(value))) state[field] = Number(value);
+    }
     if (hash.horizonTo !== undefined) state.horizonTo = hash.horizonTo;
     return state;
   }
@@ -138,17 +175,32 @@ export class DetectionStore {
       "lastEvents",
       "nextAttemptAt",
       "behindMs",
+      "backoffMs",
+      "attempts",
     ] as const) {
       const value = num(name);
       if (value !== undefined) status[name] = value;
     }
     if (hash.lastMode !== undefined) status.lastMode = hash.lastMode;
     if (hash.lastError !== undefined) status.lastError = hash.lastError;
+    if (hash.lastErrorCode !== undefined) status.lastErrorCode = hash.lastErrorCode;
+    if (hash.lastPoller !== undefined) status.lastPoller = hash.lastPoller;
     return status;
   }
 
-  /** Records a poll's outcome; fields set to undefined are removed. */
-  async writeStatus(status: Partial<PollStatus>): Promise<void> {
+  /** The detection state's commit counter, bumped by every commit (absent before the first). */
+  async readSeq(): Promise<string | undefined> {
+    return (await this.#redis.hget(this.#keys.detection, "seq")) ?? undefined;
+  }
+
+  /**
+   * Records a poll's outcome; fields set to undefined are removed. `attempted` counts
+   * one more attempt (the `attempts` counter).
+   */
+  async writeStatus(
+    status: Partial<Omit<PollStatus, "attempts">>,
+    attempted = false,
+  ): Promise<void> {
     const set: Record<string, string> = {};
     const del: string[] = [];
     for (const [name, value] of Object.entries(status)) {
@@ -158,7 +210,10 @@ export class DetectionStore {
     const tx = this.#redis.multi();
     if (Object.keys(set).length > 0) tx.hset(this.#keys.pollStatus, set);
     if (del.length > 0) tx.hdel(this.#keys.pollStatus, ...del);
-    await tx.exec();
+    if (attempted) tx.hincrby(this.#keys.pollStatus, "attempts", 1);
+    const result = await tx.exec();
+    const failed = result?.find(([err]) => err !== null);
+    if (failed?.[0]) throw failed[0];
   }
 
   /** The stored snapshots of these flight keys (missing ones are absent from the map). */
@@ -231,9 +286,11 @@ export class DetectionStore {
       tx.eval(APPEND_EVENTS, 1, keys.outbox, OUTBOX_FIELD, String(minId), chunk.join("\n"));
     }
     const state: Record<string, string> = {};
-    if (commit.state.watermark !== undefined) state.watermark = String(commit.state.watermark);
-    if (commit.state.reconciledAt !== undefined)
-      state.reconciledAt = String(commit.state.reconciledAt);
+    for (const field of NUMERIC_STATE) {
+      const value = commit.state[field];
+      // The commit count is bumped below, never written.
+      if (value !== undefined && field !== "seq") state[field] = String(value);
+    }
     if (commit.state.horizonTo !== undefined) state.horizonTo = commit.state.horizonTo;
     if (Object.keys(state).length > 0) tx.hset(keys.detection, state);
     tx.hincrby(keys.detection, "seq", 1);

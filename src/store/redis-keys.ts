@@ -9,6 +9,13 @@ import { ConfigError } from "../errors.js";
 /** Default of `FLIGHTWATCH_PREFIX`. */
 export const DEFAULT_PREFIX = "flightwatch";
 
+/**
+ * Prefix of the built-in simulator's data when FLIGHTWATCH_PREFIX is not set:
+ * `watch --simulator` clears it at every start; `run --simulator` and `demo` add a
+ * suffix of their own and remove it when they stop.
+ */
+export const SIMULATOR_PREFIX = "flightwatch-demo";
+
 const PREFIX_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** The key builders for one prefix. */
@@ -27,6 +34,13 @@ export interface RedisKeys {
   readonly detection: string;
   /** Poll status: last success, duration, failures, backoff (hash). */
   readonly pollStatus: string;
+  /**
+   * Whose turn it is to poll (string: a process's token, `*` for anybody's), expiring
+   * when the next poll is due: one poll per interval across every poller.
+   */
+  readonly pollTurn: string;
+  /** Held by the process whose poll runs (string: its token, renewed while it runs). */
+  readonly pollLease: string;
   /** Transactional outbox of change events (stream), read by the next stage. */
   readonly outbox: string;
   /**
@@ -59,8 +73,21 @@ export interface RedisKeys {
    * expiring once the slot has passed, so idle destinations leave no key.
    */
   deliveryPace(destinationHash: string): string;
+  /**
+   * The notifications of one rule about one flight through one channel still waiting for
+   * delivery (sorted set: notification id by its alert's sequence; `~delivered` holds
+   * the highest sequence delivered), keyed by a hash of the three.
+   */
+  deliveryOrder(orderHash: string): string;
+  /** Whose turn it is to send in one order (string: the notification id; expires). */
+  deliverySending(orderHash: string): string;
   /** Until when a destination that answered 429 holds back every send (string, epoch ms; expires then). */
   deliveryHold(destinationHash: string): string;
+  /**
+   * The deployment's generation (string, random, no expiry): written once by the first
+   * process; found missing or changed, it says Redis lost flightwatch's data.
+   */
+  readonly generation: string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -83,6 +110,8 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     snapshotIndex: `${tag}:snapshots`,
     detection: `${tag}:detection`,
     pollStatus: `${tag}:poll`,
+    pollTurn: `${tag}:poll:turn`,
+    pollLease: `${tag}:poll:lease`,
     outbox: `${tag}:outbox`,
     alertState: (ruleId, flightKey) => `${tag}:alert:${ruleId}:${flightKey}`,
     alertsDue: `${tag}:alerts:due`,
@@ -93,6 +122,9 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     queuePrefix: `${tag}:q`,
     deliveryPace: (destinationHash) => `${tag}:pace:${destinationHash}`,
     deliveryHold: (destinationHash) => `${tag}:hold:${destinationHash}`,
+    deliveryOrder: (orderHash) => `${tag}:order:${orderHash}`,
+    deliverySending: (orderHash) => `${tag}:sending:${orderHash}`,
+    generation: `${tag}:generation`,
     pattern: `${tag}:*`,
   };
 }

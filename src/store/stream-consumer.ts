@@ -38,6 +38,13 @@ export interface StreamConsumerOptions<T> {
   count?: number;
   /** Claim entries another consumer left pending this long (default 60 s). */
   claimIdleMs?: number;
+  /**
+   * Hears that the group was missing and has been created again (Redis lost its data,
+   * or the group was deleted): the caller finds out what else went.
+   */
+  onGroupRecreated?: (stream: string, group: string) => void;
+  /** Monotonic clock, ms (default performance.now): when to look for abandoned entries. */
+  monotonic?: () => number;
 }
 
 type RawEntry = [id: string, fields: string[] | null];
@@ -60,8 +67,10 @@ export class StreamConsumer<T> {
   readonly #blockMs: number;
   readonly #count: number;
   readonly #claimIdleMs: number;
+  readonly #onGroupRecreated: ((stream: string, group: string) => void) | undefined;
+  readonly #monotonic: () => number;
   #ownPendingDone = false;
-  #nextClaimAt = 0;
+  #nextClaimAt = Number.NEGATIVE_INFINITY;
   /** Connection closes seen so far: a read that saw one may have lost older entries. */
   #closes = 0;
 
@@ -74,6 +83,8 @@ export class StreamConsumer<T> {
     this.#blockMs = options.blockMs ?? 1000;
     this.#count = options.count ?? 100;
     this.#claimIdleMs = options.claimIdleMs ?? 60_000;
+    this.#onGroupRecreated = options.onGroupRecreated;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
     // A read Redis served whose reply was lost with the connection (Redis stopped or
     // crashed before writing it) left its entries pending under this name, unseen;
     // ioredis sends the read again, which gets only newer ones. So after any break in
@@ -111,13 +122,30 @@ export class StreamConsumer<T> {
    * Resolves to an empty list when nothing came.
    */
   async read(): Promise<StreamEntry<T>[]> {
+    try {
+      return await this.#read();
+    } catch (err) {
+      if (!isNoGroup(err)) throw err;
+      // The group is gone with Redis's data (a restart without persistence, FLUSHALL,
+      // a failover to an empty replica) or was deleted. Every entry the stream holds
+      // now came after that, so the group starts again at its start: nothing written
+      // since is missed.
+      await this.ensureGroup(true);
+      this.rewind();
+      this.#onGroupRecreated?.(this.stream, this.group);
+      return [];
+    }
+  }
+
+  async #read(): Promise<StreamEntry<T>[]> {
     if (!this.#ownPendingDone) {
       const own = await this.#readGroup("0", false);
       if (own.length > 0) return own;
       this.#ownPendingDone = true;
     }
-    if (Date.now() >= this.#nextClaimAt) {
-      this.#nextClaimAt = Date.now() + this.#claimIdleMs / 2;
+    // A monotonic clock: a wall clock stepped back would stop the claims for as long.
+    if (this.#monotonic() >= this.#nextClaimAt) {
+      this.#nextClaimAt = this.#monotonic() + this.#claimIdleMs / 2;
       const claimed = await this.#claim();
       if (claimed.length > 0) return claimed;
     }
@@ -126,7 +154,7 @@ export class StreamConsumer<T> {
     if (this.#closes === closes) return fresh;
     // The connection broke during the read: the batch is pending under this name now,
     // with the entries of a reply that may have been lost; take them all in id order.
-    return this.read();
+    return this.#read();
   }
 
   /**
@@ -144,6 +172,7 @@ export class StreamConsumer<T> {
    * false.
    */
   async drained(): Promise<boolean> {
+    if ((await this.#redis.exists(this.stream)) === 0) return true;
     const groups = (await this.#redis.call("XINFO", "GROUPS", this.stream)) as unknown[][];
     const info = groups.map(fieldMap).find((g) => g.get("name") === this.group);
     if (!info || Number(info.get("pending")) !== 0) return false;
@@ -191,6 +220,18 @@ export class StreamConsumer<T> {
     await this.ack(gone);
     return out;
   }
+}
+
+/**
+ * Whether Redis answered that the consumer group (or its stream) does not exist, or
+ * ended a blocked read because the stream was deleted meanwhile.
+ */
+export function isNoGroup(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (err.message.startsWith("NOGROUP ") ||
+      err.message.startsWith("UNBLOCKED the stream key no longer exists"))
+  );
 }
 
 /** A Redis reply's flat name/value list as a map. */

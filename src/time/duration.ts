@@ -1,7 +1,8 @@
 /**
  * Human durations such as `30s`, `500ms`, `15m`, `2h`, `1d` and combinations such as
- * `1h30m`. Settings (`POLL_INTERVAL` …) also take bare milliseconds; rule files do not
- * (a bare `90` there is more likely a slip than 90 ms). One reader serves both.
+ * `1h30m`. A unit is always required, in settings (`POLL_INTERVAL` …) as in rule files:
+ * a bare `500` could mean 500 ms or 500 s, and read as milliseconds it would hammer a
+ * live upstream. Only a bare `0` is accepted, since zero is zero in every unit.
  */
 import { ConfigError } from "../errors.js";
 
@@ -9,21 +10,15 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 /** One `<number><unit>` part; `ms` before `m` and `s` so `5ms` is never read as `5m` + `s`. */
 const PART_RE = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*/y;
 const BARE_RE = /^(\d+(?:\.\d+)?)$/;
-
-/** How `durationMs` reads its text. */
-export interface DurationOptions {
-  /** Accept a bare number as milliseconds (settings do; rule files do not). */
-  bareMs?: boolean;
-}
+const ZERO_RE = /^0+(?:\.0+)?$/;
 
 /**
  * Milliseconds of a duration text (`500ms`, `30s`, `1h30m`; surrounding spaces ignored),
- * rounded to the millisecond, or undefined when it is not one.
+ * rounded to the millisecond, or undefined when it is not one (a bare number included).
  */
-export function durationMs(text: string, options: DurationOptions = {}): number | undefined {
+export function durationMs(text: string): number | undefined {
   const trimmed = text.trim();
-  if (trimmed === "") return undefined;
-  if (BARE_RE.test(trimmed)) return options.bareMs ? Math.round(Number(trimmed)) : undefined;
+  if (trimmed === "" || BARE_RE.test(trimmed)) return undefined;
   let total = 0;
   PART_RE.lastIndex = 0;
   while (PART_RE.lastIndex < trimmed.length) {
@@ -34,14 +29,25 @@ export function durationMs(text: string, options: DurationOptions = {}): number 
   return Math.round(total);
 }
 
-/** Whether a text is a bare number (the rule-file mistake worth its own message). */
+/** Whether a text is a bare number (the mistake worth its own message). */
 export function isBareNumber(text: string): boolean {
   return BARE_RE.test(text.trim());
 }
 
-/** Milliseconds of a duration text; throws a ConfigError naming `setting` when unreadable. */
+/**
+ * Milliseconds of a setting's duration text; throws a ConfigError naming `setting` (a
+ * variable or a flag) when unreadable or when the unit is missing. A bare `0` is 0.
+ */
 export function parseDuration(text: string, setting: string): number {
-  const ms = durationMs(text, { bareMs: true });
+  const trimmed = text.trim();
+  if (ZERO_RE.test(trimmed)) return 0;
+  if (isBareNumber(trimmed)) {
+    throw new ConfigError(
+      setting,
+      `"${trimmed}" has no unit; write it with one, e.g. ${trimmed}s or ${trimmed}ms (units: ms, s, m, h, d)`,
+    );
+  }
+  const ms = durationMs(trimmed);
   if (ms === undefined) {
     throw new ConfigError(
       setting,

@@ -3,11 +3,16 @@
  * asks for it: one rule with no filters, a signed CloudEvents webhook, and the same as
  * plain JSON. Every change of the cast arrives exactly once on each, with its
  * structured old and new values — a flight added after the baseline and later removed
- * included — and noise (a new stamp, a field gone missing) arrives nowhere.
+ * included — and noise (a new stamp, a field gone missing) arrives nowhere. Every body
+ * matches the published schema (schemas/webhook.schema.json), and between them they
+ * carry every event type, change kind and `current` field it documents.
  */
 import { expect as assert, describe, it } from "vitest";
+import { EVENT_TYPES } from "../../src/deliver/event-type.js";
+import { CHANGE_KINDS } from "../../src/diff/change.js";
 import type { WebhookReceiver } from "../support/webhook-receiver.js";
-import { arrival, castRecords, departure } from "./cast.js";
+import { webhookSchema, webhookSchemaErrors } from "../support/webhook-schema.js";
+import { afterSchedule, arrival, castRecords, departure } from "./cast.js";
 import { type ChangePattern, webhook } from "./deliveries.js";
 import { type Step, timeline } from "./timeline.js";
 
@@ -18,14 +23,14 @@ rules:
     labels: { consumer: partner }
     channels:
       - type: webhook
-        url: \${WEBHOOK_URL}
-        secret: \${WEBHOOK_SECRET}
+        url: \${RULE_WEBHOOK_URL}
+        secret: \${RULE_WEBHOOK_SECRET}
         format: cloudevents
   - id: feed-json
     channels:
       - type: webhook
-        url: \${WEBHOOK_URL}?format=json
-        secret: \${WEBHOOK_SECRET}
+        url: \${RULE_WEBHOOK_URL}?format=json
+        secret: \${RULE_WEBHOOK_SECRET}
         format: json
 `;
 
@@ -100,7 +105,8 @@ describe("acceptance: an all-changes webhook", () => {
         { kind: "gate", action: "changed", old: "E2", new: "F3" },
         { kind: "pier", field: "pier", action: "changed", old: "E", new: "F" },
       ],
-      { type: "flight.changed" },
+      // A gate move with its pier: a gate change.
+      { type: "flight.gate.changed" },
     );
     both(
       tl
@@ -142,7 +148,11 @@ describe("acceptance: an all-changes webhook", () => {
     both(
       tl.at("4s").cancel("KL1402"),
       "KL1402",
-      [{ kind: "state", action: "added", state: "CNX" }],
+      // The states replaced, as the upstream cancels: one alert, typed by its meaning.
+      [
+        { kind: "state", action: "added", state: "CNX" },
+        { kind: "state", action: "withdrawn", state: "SCH" },
+      ],
       { type: "flight.cancelled" },
     );
     both(tl.at("4s").gate("KL1409", "B4"), "KL1409", [{ field: "gate", old: "B2", new: "B4" }]);
@@ -165,8 +175,11 @@ describe("acceptance: an all-changes webhook", () => {
     both(
       tl.at("6s").uncancel("KL1402"),
       "KL1402",
-      [{ kind: "state", action: "withdrawn", state: "CNX" }],
-      { type: "flight.state.changed" },
+      [
+        { kind: "state", action: "withdrawn", state: "CNX" },
+        { kind: "state", action: "added", state: "SCH" },
+      ],
+      { type: "flight.uncancelled" },
     );
     both(
       tl.at("6s").do("remove KL1409", (w) => {
@@ -179,17 +192,70 @@ describe("acceptance: an all-changes webhook", () => {
     both(
       tl.at("7s").divert("KL1403"),
       "KL1403",
-      [{ kind: "state", action: "added", state: "DIV" }],
+      [
+        { kind: "state", action: "added", state: "DIV" },
+        { kind: "state", action: "withdrawn", state: "SCH" },
+      ],
       { type: "flight.diverted" },
     );
     // The gate comes back, elsewhere: a change from the last gate known.
     both(tl.at("7s").update("KL1404", { gate: "C5", pier: "C" }), "KL1404", [
       { kind: "gate", old: "C3", new: "C5" },
     ]);
-    both(tl.at("8s").states("KL1401", "BRD"), "KL1401", [
-      { kind: "state", action: "added", state: "BRD" },
-      { kind: "state", action: "withdrawn", state: "SCH" },
-    ]);
+    both(
+      tl.at("8s").states("KL1401", "BRD"),
+      "KL1401",
+      [
+        { kind: "state", action: "added", state: "BRD" },
+        { kind: "state", action: "withdrawn", state: "SCH" },
+      ],
+      { type: "flight.state.changed" },
+    );
+    both(
+      tl.at("8s").do("KL1404 check-in opens", (w) => {
+        const record = w.record("KL1404");
+        const desks = { desks: [{ position: 3 }, { position: 4 }] };
+        w.apply({
+          kind: "update",
+          target: { flightName: "KL1404" },
+          patch: {
+            checkinAllocations: {
+              checkinAllocations: [
+                {
+                  startTime: afterSchedule(record, "-3h"),
+                  endTime: afterSchedule(record, "-45m"),
+                  rows: { rows: [{ position: "12", desks }] },
+                },
+              ],
+            },
+          },
+        });
+      }),
+      "KL1404",
+      [{ kind: "checkin", field: "checkinAllocations", action: "assigned" }],
+      { type: "flight.checkin.changed" },
+    );
+    both(
+      tl.at("8s").update("KL1402", { aircraftRegistration: "PHBXA", serviceType: "C" }),
+      "KL1402",
+      [
+        { kind: "registration", field: "aircraftRegistration", action: "assigned", new: "PHBXA" },
+        { kind: "serviceType", field: "serviceType", old: "J", new: "C" },
+      ],
+      { type: "flight.registration.changed" },
+    );
+    both(
+      tl.at("9s").update("KL1403", { serviceType: "H" }),
+      "KL1403",
+      [{ kind: "serviceType", old: "J", new: "H" }],
+      { type: "flight.service_type.changed" },
+    );
+    both(
+      tl.at("9s").update("KL1404", { pier: "B" }),
+      "KL1404",
+      [{ kind: "pier", old: "C", new: "B" }],
+      { type: "flight.pier.changed" },
+    );
 
     const { deliveries } = await tl.run();
 
@@ -251,6 +317,26 @@ describe("acceptance: an all-changes webhook", () => {
       assert(seen.map((d) => (d.body as { type: string }).type)).toEqual([type, type]);
     }
 
+    // The published contract: every body matches schemas/webhook.schema.json with only
+    // documented fields (the timeline checks it too), and between them the bodies carry
+    // every event type, every kind of change and every field of `current` it documents.
+    for (const d of raw) assert(webhookSchemaErrors(d.body), d.id).toEqual([]);
+    const defs = webhookSchema().$defs as { current: { properties: Record<string, unknown> } };
+    const sent = raw.map((d) => {
+      const body = d.body as Record<string, unknown>;
+      return {
+        type: body.type as string,
+        data: (body.specversion !== undefined ? body.data : body) as WebhookData,
+      };
+    });
+    assert(new Set(sent.map((s) => s.type))).toEqual(new Set(EVENT_TYPES));
+    assert(new Set(sent.flatMap((s) => s.data.changes.map((c) => c.kind)))).toEqual(
+      new Set(CHANGE_KINDS),
+    );
+    assert(new Set(sent.flatMap((s) => Object.keys(s.data.current ?? {})))).toEqual(
+      new Set(Object.keys(defs.current.properties)),
+    );
+
     // Codeshares: one alert per physical flight, with every number it is sold under.
     const names = (flight: string) =>
       deliveries.filter((d) => d.flight === flight).map((d) => d.flightNames);
@@ -260,6 +346,7 @@ describe("acceptance: an all-changes webhook", () => {
 
 interface WebhookData {
   rule: { id: string };
+  current?: Record<string, unknown>;
   flight: { id: string; flightNames: string[]; scheduled?: string };
   changes: {
     kind: string;

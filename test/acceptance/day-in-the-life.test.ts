@@ -34,17 +34,17 @@ rules:
   - id: pier-d
     flights: { direction: departure, pier: D }
     changes: [gate, { kind: state, states: [BRD, GCL] }]
-    channels: [{ type: slack, url: "\${SLACK_URL}/pier-d" }]
+    channels: [{ type: slack, url: "\${RULE_SLACK_URL}/pier-d" }]
     flapping: { window: 4s, action: suppress }
   - id: gate-desk
     flights: { flight: KL1103 }
     changes: [gate, departure_time]
-    channels: [{ type: slack, url: "\${SLACK_URL}/desk" }]
+    channels: [{ type: slack, url: "\${RULE_SLACK_URL}/desk" }]
     group_wait: 6s
   - id: duty
     changes: [cancelled, uncancelled, diverted]
     channels:
-      - { type: slack, url: "\${SLACK_URL}/duty" }
+      - { type: slack, url: "\${RULE_SLACK_URL}/duty" }
       - { type: email, to: [duty@airport.example] }
 `,
   "arrivals.yaml": `
@@ -52,17 +52,18 @@ rules:
   - id: arrivals-hall
     flights: { direction: arrival }
     changes: [belt, diverted]
-    channels: [{ type: slack, url: "\${SLACK_URL}/arrivals" }]
+    channels: [{ type: slack, url: "\${RULE_SLACK_URL}/arrivals" }]
 `,
   "feed.yaml": `
 rules:
   - id: feed
-    channels: [{ type: webhook, url: "\${WEBHOOK_URL}", secret: "\${WEBHOOK_SECRET}" }]
+    channels: [{ type: webhook, url: "\${RULE_WEBHOOK_URL}", secret: "\${RULE_WEBHOOK_SECRET}" }]
 `,
 };
 
 const ETD = "publicEstimatedOffBlockTime";
-const SOLD_AS = "KL1101, AF5101, DL5101";
+/** Maria's `{flights}`: the number on her ticket first, then the operating one and the rest. */
+const SOLD_AS = "DL5101, KL1101, AF5101";
 
 describe("acceptance: a day in the life", () => {
   it("tells each rule what it asked for, once, and stays quiet about noise", async () => {
@@ -114,7 +115,11 @@ describe("acceptance: a day in the life", () => {
       .cancel("KL1105")
       .expect(slack("duty").about("KL1105").saying("now cancelled"))
       .expect(email("duty").about("KL1105").to("duty@airport.example").saying("now cancelled"))
-      .expect(feed("KL1105").change({ state: "CNX", action: "added" }));
+      .expect(
+        feed("KL1105")
+          .change({ state: "CNX", action: "added" })
+          .change({ state: "SCH", action: "withdrawn" }),
+      );
     tl.at("5s")
       .gate("KL1103", "E6")
       .expect(feed("KL1103").change({ field: "gate", old: "E4", new: "E6" }))
@@ -128,7 +133,11 @@ describe("acceptance: a day in the life", () => {
       .uncancel("KL1105")
       .expect(slack("duty").about("KL1105").saying("no longer cancelled"))
       .expect(email("duty").about("KL1105").saying("no longer cancelled"))
-      .expect(feed("KL1105").change({ state: "CNX", action: "withdrawn" }));
+      .expect(
+        feed("KL1105")
+          .change({ state: "CNX", action: "withdrawn" })
+          .change({ state: "SCH", action: "added" }),
+      );
     // A real move inside Maria's correction window: held until the window ends, then
     // sent as its net change (not a correction); pier D holds it for its flap window.
     tl.at("7s")
@@ -140,7 +149,11 @@ describe("acceptance: a day in the life", () => {
       .expect(slack("arrivals-hall").about("KL1201").saying("now diverted"))
       .expect(slack("duty").about("KL1201").saying("now diverted"))
       .expect(email("duty").about("KL1201").saying("now diverted"))
-      .expect(feed("KL1201").change({ state: "DIV", action: "added" }));
+      .expect(
+        feed("KL1201")
+          .change({ state: "DIV", action: "added" })
+          .change({ state: "SCH", action: "withdrawn" }),
+      );
     // Noise: new lastUpdatedAt, no field changed.
     tl.at("8s").touch("KL1101").touch("KL1104");
     // 40 minutes: 20 more than Maria last heard.

@@ -43,6 +43,8 @@ export interface Delivery {
   id: string;
   /** Epoch ms of arrival. */
   receivedAt: number;
+  /** The notification's sequence (webhooks: CloudEvents extension or JSON field). */
+  sequence?: number;
 }
 
 /** Reads the receivers. Refused or unsigned webhook requests are returned apart: they are always a failure. */
@@ -59,9 +61,10 @@ export function readDeliveries(
       continue;
     }
     if (d.status === undefined || !ok(d.status)) continue;
-    const body = d.body as { data?: WebhookBody } & WebhookBody;
+    const body = d.body as { data?: WebhookBody; sequence?: number } & WebhookBody;
     const data = body.data ?? body;
     deliveries.push({
+      ...(typeof body.sequence === "number" ? { sequence: body.sequence } : {}),
       channel: "webhook",
       ruleId: data.rule?.id ?? "?",
       flight: data.flight?.mainFlight ?? "?",

@@ -13,7 +13,7 @@ const RULES = `
 x-ops-slack: &ops-slack
   type: slack
   name: ops
-  url: \${SLACK_URL}/ops
+  url: \${RULE_SLACK_URL}/ops
 
 rules:
   - id: pier-d-departures
@@ -34,7 +34,7 @@ rules:
     channels:
       - *ops-slack
       - type: email
-        to: ["\${DUTY_MANAGER_EMAIL:-duty@example.com}"]
+        to: ["\${RULE_DUTY_MANAGER_EMAIL:-duty@example.com}"]
 
   - id: long-delays-klm
     flights:
@@ -49,7 +49,7 @@ rules:
   - id: duty-pager
     description: each cancellation once an hour, however often it is withdrawn and made again
     changes: [cancelled]
-    channels: [{ type: slack, url: "\${SLACK_URL}/pager" }]
+    channels: [{ type: slack, url: "\${RULE_SLACK_URL}/pager" }]
     cool_down: 1h
 `;
 

@@ -49,12 +49,12 @@ rules:
   - id: storm
     flights: { flight: [${STORM.join(", ")}] }
     changes: [gate]
-    channels: [{ type: slack, url: "\${SLACK_URL}/storm" }]
+    channels: [{ type: slack, url: "\${RULE_SLACK_URL}/storm" }]
   - id: partner
     flights: { flight: [${OUTAGE.join(", ")}] }
     changes: [gate]
     channels:
-      - { type: webhook, url: "\${WEBHOOK_URL}", secret: "\${WEBHOOK_SECRET}", retry: { delays: [1s, 2s], for: 10m } }
+      - { type: webhook, url: "\${RULE_WEBHOOK_URL}", secret: "\${RULE_WEBHOOK_SECRET}", retry: { delays: [1s, 2s], for: 10m } }
 `,
       env: { RECONCILE_INTERVAL: "0", FLIGHT_API_TIMEOUT: "10s", FLIGHT_API_MAX_ATTEMPTS: "4" },
     });

@@ -16,7 +16,9 @@
  * holds from the moment its step actually ran (not its nominal time) until one poll
  * interval plus the tolerance later (`after` and `within` widen it). Every delivery
  * must answer exactly one expectation: a second copy of an alert, or an alert nobody
- * expected, fails the timeline (`strict: false` allows unexpected ones).
+ * expected, fails the timeline (`strict: false` allows unexpected ones). Every webhook
+ * body must match the published schema (schemas/webhook.schema.json), documented
+ * fields only.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -39,10 +41,11 @@ import {
   type WebhookDelivery,
   type WebhookReceiver,
 } from "../support/webhook-receiver.js";
+import { webhookSchemaErrors } from "../support/webhook-schema.js";
 import { afterSchedule, type CastFlight, castRecords, ZONE } from "./cast.js";
 import { type Delivery, type Matcher, readDeliveries } from "./deliveries.js";
 
-/** The secret of `${WEBHOOK_SECRET}`; the receiver refuses anything not signed with it. */
+/** The secret of `${RULE_WEBHOOK_SECRET}`; the receiver refuses anything not signed with it. */
 export const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 42).toString("base64")}`;
 
 export interface TimelineOptions {
@@ -52,8 +55,8 @@ export interface TimelineOptions {
   cast?: CastFlight[];
   /**
    * The rule files' YAML, by file name (or one text for `rules.yaml`). The daemon
-   * substitutes `${SLACK_URL}` (append a path per channel: `${SLACK_URL}/ops`),
-   * `${WEBHOOK_URL}` and `${WEBHOOK_SECRET}`; email goes to the SMTP receiver.
+   * substitutes `${RULE_SLACK_URL}` (append a path per channel: `${RULE_SLACK_URL}/ops`),
+   * `${RULE_WEBHOOK_URL}` and `${RULE_WEBHOOK_SECRET}`; email goes to the SMTP receiver.
    */
   rules: string | Record<string, string>;
   /** POLL_INTERVAL (default 500ms). */
@@ -120,6 +123,8 @@ export interface World {
   apply(action: ScriptAction): void;
   /** Notes a line in the timeline's report. */
   note(text: string): void;
+  /** The states each flight showed before a `cancel` step, by flight number: what `uncancel` restores. */
+  statesBeforeCancel: Map<string, string[]>;
 }
 
 interface Expectation {
@@ -192,25 +197,34 @@ export class Step {
     );
   }
 
-  /** Adds CNX to the flight's states. */
+  /**
+   * Cancels the flight as the upstream does: its states are replaced by `["CNX"]`
+   * (CNX added, every other state withdrawn), and remembered for `uncancel`.
+   */
   cancel(flight: string): this {
-    return this.do(`cancel ${flight}`, (w) =>
-      w.apply(stateChange(w.record(flight), flight, "CNX", true)),
-    );
+    return this.do(`cancel ${flight}`, (w) => {
+      const before = states(w.record(flight)).filter((s) => s !== "CNX");
+      if (before.length > 0) w.statesBeforeCancel.set(flight, before);
+      w.apply(replaceStates(flight, ["CNX"]));
+    });
   }
 
-  /** Takes CNX off the flight's states. */
+  /**
+   * Withdraws a cancellation as the upstream does: the states the flight showed before
+   * the timeline cancelled it come back in place of `["CNX"]` (`["SCH"]` if unknown).
+   */
   uncancel(flight: string): this {
-    return this.do(`un-cancel ${flight}`, (w) =>
-      w.apply(stateChange(w.record(flight), flight, "CNX", false)),
-    );
+    return this.do(`un-cancel ${flight}`, (w) => {
+      const left = states(w.record(flight)).filter((s) => s !== "CNX");
+      const back = w.statesBeforeCancel.get(flight) ?? (left.length > 0 ? left : ["SCH"]);
+      w.statesBeforeCancel.delete(flight);
+      w.apply(replaceStates(flight, back));
+    });
   }
 
-  /** Adds DIV to an arrival's states and a new destination... of the route, as the upstream shows a diversion. */
+  /** Diverts an arrival as the upstream does: its states are replaced by `["DIV"]`. */
   divert(flight: string): this {
-    return this.do(`divert ${flight}`, (w) =>
-      w.apply(stateChange(w.record(flight), flight, "DIV", true)),
-    );
+    return this.do(`divert ${flight}`, (w) => w.apply(replaceStates(flight, ["DIV"])));
   }
 
   /** Assigns a baggage belt. */
@@ -266,15 +280,13 @@ export class Step {
   }
 }
 
-function stateChange(record: Flight, flight: string, state: string, add: boolean): ScriptAction {
-  const states = record.publicFlightState?.flightStates ?? [];
-  const next = add
-    ? [...states.filter((s) => s !== state), state]
-    : states.filter((s) => s !== state);
+const states = (record: Flight): string[] => record.publicFlightState?.flightStates ?? [];
+
+function replaceStates(flight: string, flightStates: string[]): ScriptAction {
   return {
     kind: "update",
     target: { flightName: flight },
-    patch: { publicFlightState: { flightStates: next } },
+    patch: { publicFlightState: { flightStates } },
   };
 }
 
@@ -390,6 +402,7 @@ export class Timeline {
     }
     const { deliveries, unverified } = readDeliveries(world);
     for (const u of unverified) problems.push(`webhook request with a bad signature: ${u}`);
+    problems.push(...schemaProblems(world.webhook));
     problems.push(...this.#check(world, deliveries));
     for (const entry of world.started) {
       const code = entry.proc.child.exitCode ?? entry.proc.child.signalCode;
@@ -460,6 +473,23 @@ export class Timeline {
 /** A new timeline. */
 export function timeline(options: TimelineOptions): Timeline {
   return new Timeline(options);
+}
+
+/**
+ * Every webhook body the receiver got, checked against the published contract
+ * (schemas/webhook.schema.json) with every object closed: a body that breaks it, or
+ * carries a field it does not document, is a problem of the timeline.
+ */
+function schemaProblems(receiver: WebhookReceiver): string[] {
+  const problems: string[] = [];
+  for (const d of receiver.deliveries) {
+    const errors = webhookSchemaErrors(d.body);
+    if (errors.length === 0) continue;
+    problems.push(
+      `webhook body ${d.id} does not match schemas/webhook.schema.json: ${errors.slice(0, 5).join("; ")}`,
+    );
+  }
+  return problems;
 }
 
 /** An expectation's window, ms from t0. */
@@ -564,7 +594,10 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
     tokens: [token],
     onResponse: (entry) => upstream.push({ ...entry, at: Date.now() }),
   });
-  const redis = await testRedis(`acc-${options.name.replace(/\W+/g, "-").slice(0, 20)}`);
+  const redis = await testRedis(
+    `acc-${options.name.replace(/\W+/g, "-").slice(0, 20)}`,
+    options.redisUrl,
+  );
   const slack = await startSlackReceiver();
   const smtp = await startSmtpReceiver();
   const rulesDir = await mkdtemp(join(tmpdir(), "fw-acceptance-"));
@@ -579,12 +612,12 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
     FLIGHTWATCH_RULES: rulesDir,
     AIRPORT_TIMEZONE: ZONE,
     POLL_INTERVAL: `${intervalMs}ms`,
-    DELIVERY_STALL_TIMEOUT: "1s",
+    DELIVERY_STALL_TIMEOUT: "2s",
     HTTP_PORT: "off",
     HTTP_HOST: "127.0.0.1",
     LOG_LEVEL: "info",
-    SLACK_URL: slack.url("/services/T0ACCEPT/B0ACCEPT"),
-    WEBHOOK_SECRET,
+    RULE_SLACK_URL: slack.url("/services/T0ACCEPT/B0ACCEPT"),
+    RULE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     SMTP_URL: smtp.url(),
     EMAIL_FROM: "flightwatch@airport.example",
     ...options.env,
@@ -606,7 +639,7 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
       if (world.daemons[slot]) throw new Error(`daemon ${slot} is already running`);
       const proc = spawnCli(["run", "--consumer", `daemon-${slot}`], {
         ...env,
-        WEBHOOK_URL: world.webhook.url,
+        RULE_WEBHOOK_URL: world.webhook.url,
         ...extra,
       });
       world.daemons[slot] = proc;
@@ -643,6 +676,7 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
       sim.simulator.apply(action);
     },
     note() {},
+    statesBeforeCancel: new Map(),
     async closeAll() {
       for (const entry of world.started) {
         if (entry.proc.child.exitCode === null && entry.proc.child.signalCode === null) {

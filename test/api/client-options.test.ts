@@ -25,6 +25,8 @@ describe("clientOptionsFromEnv", () => {
         FLIGHT_API_TIMEOUT: "15s",
         FLIGHT_API_MAX_ATTEMPTS: "6",
         FLIGHT_API_MAX_RETRY_AFTER: "2m",
+        FLIGHT_API_REQUEST_TIMEOUT: "90s",
+        FLIGHT_API_MAX_BODY: "8MB",
       }),
     ).toEqual({
       baseUrl: BASE,
@@ -35,7 +37,33 @@ describe("clientOptionsFromEnv", () => {
       bodyTimeoutMs: 15_000,
       maxAttempts: 6,
       maxRetryAfterMs: 120_000,
+      requestTimeoutMs: 90_000,
+      maxBodyBytes: 8 * 1024 * 1024,
     });
+  });
+
+  it.each([
+    ["512KB", 512 * 1024],
+    ["1.5MB", 1.5 * 1024 * 1024],
+    ["1gib", 1024 ** 3],
+    ["4096 B", 4096],
+  ])("reads FLIGHT_API_MAX_BODY=%s as %i bytes", (text, bytes) => {
+    expect(
+      clientOptionsFromEnv({ FLIGHT_API_BASE_URL: BASE, FLIGHT_API_MAX_BODY: text }).maxBodyBytes,
+    ).toBe(bytes);
+  });
+
+  it("wants a unit on FLIGHT_API_REQUEST_TIMEOUT and FLIGHT_API_MAX_BODY, and says so", () => {
+    const timeout = configError(() =>
+      clientOptionsFromEnv({ FLIGHT_API_BASE_URL: BASE, FLIGHT_API_REQUEST_TIMEOUT: "60" }),
+    );
+    expect(timeout.setting).toBe("FLIGHT_API_REQUEST_TIMEOUT");
+    expect(timeout.message).toContain("has no unit");
+    const size = configError(() =>
+      clientOptionsFromEnv({ FLIGHT_API_BASE_URL: BASE, FLIGHT_API_MAX_BODY: "32" }),
+    );
+    expect(size.setting).toBe("FLIGHT_API_MAX_BODY");
+    expect(size.message).toContain("32MB");
   });
 
   it("reads app id and key; empty variables count as unset", () => {
@@ -80,6 +108,16 @@ describe("clientOptionsFromEnv", () => {
     ],
     [{ FLIGHT_API_BASE_URL: BASE, FLIGHT_API_MAX_ATTEMPTS: "0" }, "FLIGHT_API_MAX_ATTEMPTS"],
     [{ FLIGHT_API_BASE_URL: BASE, FLIGHT_API_MAX_ATTEMPTS: "three" }, "FLIGHT_API_MAX_ATTEMPTS"],
+    [
+      { FLIGHT_API_BASE_URL: BASE, FLIGHT_API_REQUEST_TIMEOUT: "soon" },
+      "FLIGHT_API_REQUEST_TIMEOUT",
+    ],
+    [
+      { FLIGHT_API_BASE_URL: BASE, FLIGHT_API_REQUEST_TIMEOUT: "10ms" },
+      "FLIGHT_API_REQUEST_TIMEOUT",
+    ],
+    [{ FLIGHT_API_BASE_URL: BASE, FLIGHT_API_MAX_BODY: "32 parsecs" }, "FLIGHT_API_MAX_BODY"],
+    [{ FLIGHT_API_BASE_URL: BASE, FLIGHT_API_MAX_BODY: "100B" }, "FLIGHT_API_MAX_BODY"],
   ])("rejects %j naming %s", (env, setting) => {
     expect(configError(() => clientOptionsFromEnv(env)).setting).toBe(setting);
   });
@@ -113,6 +151,8 @@ describe("resolveClientOptions", () => {
       connectTimeoutMs: 10_000,
       headersTimeoutMs: 30_000,
       bodyTimeoutMs: 30_000,
+      requestTimeoutMs: 60_000,
+      maxBodyBytes: 32 * 1024 * 1024,
     });
   });
 
@@ -121,6 +161,8 @@ describe("resolveClientOptions", () => {
     [{ baseUrl: BASE, maxPages: 501 }, "maxPages"],
     [{ baseUrl: BASE, maxAttempts: 0 }, "maxAttempts"],
     [{ baseUrl: BASE, headersTimeoutMs: 1.5 }, "headersTimeoutMs"],
+    [{ baseUrl: BASE, requestTimeoutMs: 0 }, "requestTimeoutMs"],
+    [{ baseUrl: BASE, maxBodyBytes: 10 }, "maxBodyBytes"],
     [{ baseUrl: BASE, appId: "x" }, "appKey"],
     [{ baseUrl: BASE, token: "t", appId: "x", appKey: "y" }, "token"],
   ])("rejects %j naming %s", (options, setting) => {

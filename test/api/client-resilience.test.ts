@@ -167,10 +167,10 @@ describe("retries", () => {
     expect(sleeps).toEqual([]);
   });
 
-  it("does not retry a 404 on a collection (FW_ERR_UPSTREAM_HTTP, not NOT_FOUND)", async () => {
+  it("does not retry a 404 on a collection (FW_ERR_UPSTREAM_BASE_URL, not NOT_FOUND)", async () => {
     const { server, client } = await setup([{ kind: "status", status: 404 }]);
     const err = await rejection(client.getFlights());
-    expect(err.code).toBe(ErrorCode.UPSTREAM_HTTP);
+    expect(err.code).toBe(ErrorCode.UPSTREAM_BASE_URL);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -253,7 +253,13 @@ describe("malformed bodies", () => {
     const page = await client.getFlights();
     expect(page.items).toEqual([{ id: "1", gate: "D1" }, { id: "3" }]);
     expect(page.malformed).toEqual([
-      { index: 1, id: "2", problems: [expect.stringMatching(/^route\.visa:/)] },
+      {
+        index: 1,
+        id: "2",
+        field: "route",
+        problems: [expect.stringMatching(/^route\.visa:/)],
+        identity: { id: "2" },
+      },
     ]);
   });
 
@@ -266,7 +272,12 @@ describe("malformed bodies", () => {
     const page = await client.getFlights();
     expect(page.items).toEqual([{ id: "2" }]);
     expect(page.malformed).toEqual([
-      { index: 0, id: "1", problems: [expect.stringContaining("nested deeper than 64")] },
+      {
+        index: 0,
+        id: "1",
+        field: "record",
+        problems: [expect.stringContaining("nested deeper than 64")],
+      },
     ]);
     const err = await rejection(client.flightById(FLIGHTS[0]?.id ?? ""));
     expect(err.code).toBe(ErrorCode.UPSTREAM_MALFORMED);

@@ -1,6 +1,6 @@
 /** Integration: the client against a real contract-following server on 127.0.0.1. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { FlightApiClientOptions } from "../../src/api/client-options.js";
+import type { FlightApiClientOptions, MalformedReport } from "../../src/api/client-options.js";
 import type { ExchangeEvent } from "../../src/api/exchange-event.js";
 import type { FlightApiClient } from "../../src/api/flight-api-client.js";
 import type { Flight } from "../../src/api/types.js";
@@ -404,19 +404,61 @@ describe("observability and malformed records", () => {
       {
         index: 1,
         id: flights[1]?.id,
+        field: "terminal",
         problems: [expect.stringMatching(/^terminal: /)],
+        identity: {
+          id: flights[1]?.id,
+          flightName: flights[1]?.flightName,
+          flightDirection: flights[1]?.flightDirection,
+          scheduleDate: flights[1]?.scheduleDate,
+          scheduleDateTime: flights[1]?.scheduleDateTime,
+        },
         url: `${server.baseUrl}/flights?page=0`,
       },
     ]);
   });
 
-  it("falls back to the client's onMalformed hook", async () => {
-    const reports: unknown[] = [];
-    const { client } = await setup(
-      { flights: [{ id: "1", gate: 7 } as unknown as Flight] },
+  it("tells the client's onMalformed hook of every skipped record, whatever the read", async () => {
+    const reports: MalformedReport[] = [];
+    const own: MalformedReport[] = [];
+    const { server, client } = await setup(
+      {
+        flights: [
+          { id: "1", gate: 7 } as unknown as Flight,
+          { id: "2", flightDirection: "X" } as unknown as Flight,
+        ],
+        pageSize: 1,
+      },
       { onMalformed: (r) => reports.push(r) },
     );
     expect(await collect(client.items("flights"))).toEqual([]);
-    expect(reports).toHaveLength(1);
+    expect(reports.map((r) => [r.id, r.field])).toEqual([
+      ["1", "gate"],
+      ["2", "flightDirection"],
+    ]);
+    // A page, a walk with a handler of its own: the hook hears them too, once each.
+    await client.getFlights();
+    await collect(client.items("flights", {}, { onMalformed: (r) => own.push(r) }));
+    expect(reports.map((r) => r.id)).toEqual(["1", "2", "1", "1", "2"]);
+    expect(own.map((r) => r.id)).toEqual(["1", "2"]);
+    // A single record that breaks the contract: refused, and reported first.
+    server.faults.push({ kind: "body", body: '{"id":"1","terminal":"three"}' });
+    await expect(client.flightById("1", { onMalformed: (r) => own.push(r) })).rejects.toThrow(
+      expect.objectContaining({ code: ErrorCode.UPSTREAM_MALFORMED }),
+    );
+    expect(reports.at(-1)).toMatchObject({ id: "1", field: "terminal", index: 0 });
+    expect(own.at(-1)).toMatchObject({ id: "1", field: "terminal" });
+  });
+
+  it("an onMalformed hook that throws does not break the read", async () => {
+    const { client } = await setup(
+      { flights: [{ id: "1", gate: 7 } as unknown as Flight, ...sampleFlights(1)] },
+      {
+        onMalformed: () => {
+          throw new Error("observer bug");
+        },
+      },
+    );
+    expect((await client.getFlights()).items).toHaveLength(1);
   });
 });

@@ -82,6 +82,35 @@ describe("parseCollectionBody", () => {
     });
   });
 
+  it("takes a flight record already validated (same id, same lastUpdatedAt text) from `reuse`, and validates the rest", () => {
+    const stamp = "2026-11-21T06:00:00.000+01:00";
+    const kept = { id: "1", gate: "D7", lastUpdatedAt: stamp };
+    const reuse = new Map([["1", kept]]);
+    const parsed = parseCollectionBody(
+      "flights",
+      {
+        flights: [
+          { id: "1", gate: "D7", lastUpdatedAt: stamp },
+          // Same stamp written otherwise (the offset as +0100): validated again.
+          { id: "1", gate: "D7", lastUpdatedAt: "2026-11-21T06:00:00.000+0100" },
+          { id: "1", gate: "D9", lastUpdatedAt: "2026-11-21T06:00:05.000+01:00" },
+          { id: "2", gate: null, lastUpdatedAt: stamp },
+        ],
+      },
+      reuse,
+    );
+    expect(parsed.ok && parsed.value.reused).toBe(1);
+    expect(parsed.ok && parsed.value.items[0]).toBe(kept);
+    expect(parsed.ok && parsed.value.items.slice(1)).toEqual([
+      { id: "1", gate: "D7", lastUpdatedAt: "2026-11-21T06:00:00.000+0100" },
+      { id: "1", gate: "D9", lastUpdatedAt: "2026-11-21T06:00:05.000+01:00" },
+      { id: "2", lastUpdatedAt: stamp },
+    ]);
+    // Only flights: other collections never take from it.
+    const airlines = parseCollectionBody("airlines", { airlines: [{ iata: "KL" }] }, reuse);
+    expect(airlines.ok && airlines.value.reused).toBeUndefined();
+  });
+
   it("skips and reports a bad record (index, id, field, why) and keeps the rest", () => {
     const parsed = parseCollectionBody("flights", {
       flights: [
@@ -105,6 +134,64 @@ describe("parseCollectionBody", () => {
     expect(fourth).toMatchObject({ index: 3, problems: ["expected a record object, got null"] });
     expect(fifth?.id).toBe("3");
     expect(fifth?.problems[0]).toMatch(/^id:/);
+  });
+
+  it("names the top-level field of the first problem, or `record`: a closed set", () => {
+    const parsed = parseCollectionBody("flights", {
+      flights: [
+        { id: "1", route: { visa: "yes" }, terminal: 1.5 },
+        { id: "2", checkinAllocations: { checkinAllocations: [{ startTime: "soon" }] } },
+        "not a record",
+        { id: "4", x: JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`) },
+      ],
+    });
+    if (!parsed.ok) throw new Error(parsed.problem);
+    // The first problem in the schema's field order: terminal before route.
+    expect(parsed.value.malformed.map((m) => m.field)).toEqual([
+      "terminal",
+      "checkinAllocations",
+      "record",
+      "record",
+    ]);
+  });
+
+  it("keeps a skipped flight's identifying fields when they are valid themselves", () => {
+    const parsed = parseCollectionBody("flights", {
+      flights: [
+        {
+          id: "123456789012345678",
+          flightName: "DL9341",
+          mainFlight: "KL1234",
+          flightDirection: "D",
+          scheduleDate: "2026-11-21",
+          scheduleDateTime: "2026-11-21T10:00:00.000+01:00",
+          gate: 7,
+          lastUpdatedAt: null,
+        },
+        // The direction itself is broken: which flight this is cannot be told.
+        { id: "2", flightName: "KL1", flightDirection: "X", scheduleDate: "2026-11-21" },
+        { id: "3", terminal: "three" },
+      ],
+    });
+    if (!parsed.ok) throw new Error(parsed.problem);
+    const [codeshare, broken, bare] = parsed.value.malformed;
+    expect(codeshare?.identity).toEqual({
+      id: "123456789012345678",
+      flightName: "DL9341",
+      mainFlight: "KL1234",
+      flightDirection: "D",
+      scheduleDate: "2026-11-21",
+      scheduleDateTime: "2026-11-21T10:00:00.000+01:00",
+    });
+    expect(broken?.identity).toBeUndefined();
+    expect(bare?.identity).toEqual({ id: "3" });
+    // Other collections carry no identity.
+    const airlines = parseCollectionBody("airlines", { airlines: [{ iata: 7 }] });
+    expect(airlines.ok && airlines.value.malformed[0]).toEqual({
+      index: 0,
+      field: "iata",
+      problems: [expect.stringMatching(/^iata:/)],
+    });
   });
 
   it("rejects an 18-digit id sent as a number and a non-digit id", () => {

@@ -84,6 +84,41 @@ describe("classifyAttempt", () => {
     });
   });
 
+  it("retries an attempt whose whole deadline passed, as a timeout", () => {
+    expect(classifyAttempt({ kind: "deadline" })).toEqual({
+      ok: false,
+      reason: "timeout",
+      retry: true,
+    });
+  });
+
+  it("does not retry a body over the cap: the same page would come back as large", () => {
+    expect(classifyAttempt({ kind: "body_too_large" })).toEqual({
+      ok: false,
+      reason: "body_too_large",
+      retry: false,
+    });
+  });
+
+  it.each([
+    // A 300 is an answer about the request, not an acceptance: a receiver that
+    // replies "multiple choices" has not taken the notification.
+    [199, "http_status"],
+    [300, "http_status"],
+    [301, "http_status"],
+    // Beyond the 5xx range is no server error to wait out.
+    [600, "http_status"],
+  ] as const)(
+    "%i, at the edge of the success and server-error ranges, fails for good as %s",
+    (status, reason) => {
+      expect(classifyAttempt({ kind: "response", status })).toEqual({
+        ok: false,
+        reason,
+        retry: false,
+      });
+    },
+  );
+
   it("retries exactly 429 and 5xx among all statuses", () => {
     fc.assert(
       fc.property(fc.integer({ min: 100, max: 599 }), (status) => {

@@ -12,7 +12,11 @@
  *   the end of DATA (554): each notification is tried exactly once and becomes a
  *   dead letter that `flightwatch deliveries` lists;
  * - meanwhile a healthy Slack webhook and a healthy mailbox get every alert within
- *   one interval plus the tolerance: no outage holds up another destination.
+ *   one interval plus the tolerance: no outage holds up another destination;
+ * - in order: a flight of the partner's is moved and then cancelled while its webhook
+ *   is down; the cancellation never arrives before, nor the gate move after it — the
+ *   gate move, waiting to be retried, is superseded and folded into the cancellation,
+ *   which arrives once after the recovery as `flight.cancelled` with both changes.
  */
 import { describe, expect, it } from "vitest";
 import { email, type Matcher, slack, webhook } from "../acceptance/deliveries.js";
@@ -45,6 +49,7 @@ const F = flightNumbers("KL", 3241, 13); // healthy Slack /flow and mailbox
 const SOFT = flightNumbers("KL", 3261, 5); // soft@: 451 for 30 s
 const HARD = flightNumbers("KL", 3271, 2); // hard@: 550 at RCPT TO
 const BLOCKED = flightNumbers("KL", 3275, 1); // blocked@: 554 at the end of DATA
+const ORDER = flightNumbers("KL", 3281, 1); // partner-order: moved, then cancelled while down
 
 const list = (flights: readonly string[]) => `{ flight: [${flights.join(", ")}] }`;
 const RULES = `
@@ -53,17 +58,22 @@ rules:
     flights: ${list(W)}
     changes: [gate]
     channels:
-      - { type: webhook, url: "\${WEBHOOK_URL}", secret: "\${WEBHOOK_SECRET}", retry: ${RETRY} }
+      - { type: webhook, url: "\${RULE_WEBHOOK_URL}", secret: "\${RULE_WEBHOOK_SECRET}", retry: ${RETRY} }
+  - id: partner-order
+    flights: ${list(ORDER)}
+    changes: [gate, cancelled]
+    channels:
+      - { type: webhook, url: "\${RULE_WEBHOOK_URL}", secret: "\${RULE_WEBHOOK_SECRET}", retry: ${RETRY} }
   - id: ops
     flights: ${list(S)}
     changes: [gate]
     channels:
-      - { type: slack, url: "\${SLACK_URL}/ops", retry: ${RETRY} }
+      - { type: slack, url: "\${RULE_SLACK_URL}/ops", retry: ${RETRY} }
   - id: flow
     flights: ${list(F)}
     changes: [gate]
     channels:
-      - { type: slack, url: "\${SLACK_URL}/flow" }
+      - { type: slack, url: "\${RULE_SLACK_URL}/flow" }
       - { type: email, to: [healthy@example.com] }
   - id: mail-soft
     flights: ${list(SOFT)}
@@ -116,7 +126,7 @@ describe("chaos: receiver outages", () => {
     let listing: DeliveriesListing | undefined;
     const tl = timeline({
       name: "receiver-outages",
-      cast: departuresAtD4([...W, ...S, ...F, ...SOFT, ...HARD, ...BLOCKED]),
+      cast: departuresAtD4([...W, ...S, ...F, ...SOFT, ...HARD, ...BLOCKED, ...ORDER]),
       rules: RULES,
     });
     const partner = (f: string, g: string) =>
@@ -173,6 +183,18 @@ describe("chaos: receiver outages", () => {
       );
     });
     move(tl, 70_000, W, 9, partner);
+
+    // In order: moved at 12 s, cancelled at 24 s, while the webhook is down. One delivery
+    // after the recovery: the cancellation, carrying the gate move it superseded.
+    const orderFlight = ORDER[0] as string;
+    const orderGate = gateFor(ORDER, orderFlight);
+    tl.at("12s").gate(orderFlight, orderGate);
+    tl.at("24s").cancel(orderFlight);
+    tl.between(
+      `${recovered / 1000}s`,
+      `${(recovered + RETRY_BOUND_MS) / 1000 + 3}s`,
+      webhook("partner-order").about(orderFlight).change({ field: "gate", new: orderGate }),
+    );
 
     // Slack /ops: six 429s (Retry-After 2 s) from 9.5 s, while eight alerts come in
     // faster than Slack's one a second; then one more long after.
@@ -249,6 +271,24 @@ describe("chaos: receiver outages", () => {
     for (const d of refused) expect(accepted.has(d.id)).toBe(true);
     expect(new Set(refused.map((d) => d.id)).size).toBeLessThan(refused.length);
 
+    // In order: the gate move was tried, superseded by the cancellation, never sent again;
+    // the one accepted delivery is the cancellation with both changes.
+    const ordered = w.webhook.deliveries.filter(
+      (d) => (d.body as { data?: { rule?: { id?: string } } }).data?.rule?.id === "partner-order",
+    );
+    const orderAccepted = ordered.filter((d) => d.status === 204);
+    expect(orderAccepted).toHaveLength(1);
+    const cancelled = orderAccepted[0]?.body as {
+      type: string;
+      data: { changes: { field: string; state?: string; action: string }[] };
+    };
+    expect(cancelled.type).toBe("flight.cancelled");
+    expect(cancelled.data.changes.map((c) => c.state ?? c.field)).toEqual(
+      expect.arrayContaining(["gate", "CNX"]),
+    );
+    // (The gate move's own attempts met a refused connection: the receiver never saw it.)
+    expect(new Set(ordered.map((d) => d.id))).toEqual(new Set([orderAccepted[0]?.id]));
+
     // SMTP: soft@ was retried; hard@ and blocked@ were tried exactly once per alert.
     expect(w.smtp.rcptCount("soft@example.com")).toBeGreaterThan(SOFT.length);
     expect(w.smtp.rcptCount("hard@example.com")).toBe(HARD.length);
@@ -256,6 +296,10 @@ describe("chaos: receiver outages", () => {
 
     // The dead letters, as an operator sees them: the three refused mails, nothing else.
     expect(listing).toBeDefined();
+    const superseded = (listing as DeliveriesListing).recent.filter(
+      (r) => r.result === "superseded",
+    );
+    expect(superseded.map((r) => r.ruleId)).toEqual(["partner-order"]);
     const dead = (listing as DeliveriesListing).deadLetters
       .map((d) => ({ ruleId: d.ruleId, reason: d.reason, attempts: d.attempts }))
       .sort((a, b) => a.ruleId.localeCompare(b.ruleId));

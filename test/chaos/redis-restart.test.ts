@@ -25,7 +25,7 @@ import {
 import type { WebhookDelivery } from "../support/webhook-receiver.js";
 
 /** The restarts, in order: both kinds, outages of 1 to 4 s. */
-const RESTARTS: readonly Required<RestartOptions>[] = [
+const RESTARTS: readonly Required<Omit<RestartOptions, "wipe">>[] = [
   { hard: false, downMs: 2_000 },
   { hard: true, downMs: 3_000 },
   { hard: false, downMs: 1_000 },
@@ -95,11 +95,11 @@ describe("chaos: Redis restarts mid-run", () => {
     const daemon: CliProcess = rig.spawnRun(["--consumer", "chaos"], {
       REDIS_URL: server.url,
       HTTP_PORT: "0",
-      // Longer than any outage here, so a send in flight keeps its lock (an outage
-      // longer than it makes in-flight sends look abandoned: they are sent again under
-      // the same webhook-id, as after a crash); shorter than the default 30 s, so a job
-      // orphaned by a lost reply (see stuck()) is handed on within the test's wait.
-      DELIVERY_STALL_TIMEOUT: "15s",
+      // A 15 s lock: longer than any outage here, so a send in flight keeps its lock (an
+      // outage longer than it makes in-flight sends look abandoned: they are sent again
+      // under the same webhook-id, as after a crash); a job orphaned by a lost reply (see
+      // stuck()) is still handed on within the test's wait.
+      DELIVERY_STALL_TIMEOUT: "30s",
     });
     const ops = await opsUrlOf(daemon);
     redis = new Redis(server.url, { maxRetriesPerRequest: null });

@@ -42,8 +42,8 @@ export function webhookRule(
     changes: [gate]
     channels:
       - type: webhook
-        url: "\${WEBHOOK_URL}"
-        secret: "\${WEBHOOK_SECRET}"
+        url: "\${RULE_WEBHOOK_URL}"
+        secret: "\${RULE_WEBHOOK_SECRET}"
         retry: ${options.retry ?? "{ delays: [1s, 2s, 5s], for: 10m }"}`;
 }
 

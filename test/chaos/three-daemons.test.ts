@@ -6,7 +6,7 @@
  * them, and every gate value arrives exactly once per rule (signed webhook, email),
  * in order, nothing else.
  *
- * To see which daemon holds a send, each daemon's `${WEBHOOK_URL}` points at a
+ * To see which daemon holds a send, each daemon's `${RULE_WEBHOOK_URL}` points at a
  * receiver of its own (same secret, same slow answers): a worker sends to the URL of
  * its own rules, so a request in flight at receiver k is held by daemon k.
  */
@@ -43,7 +43,7 @@ const RULES = `
 rules:
   - id: gates
     changes: [gate]
-    channels: [{ type: webhook, url: "\${WEBHOOK_URL}", secret: "\${WEBHOOK_SECRET}" }]
+    channels: [{ type: webhook, url: "\${RULE_WEBHOOK_URL}", secret: "\${RULE_WEBHOOK_SECRET}" }]
   - id: duty
     flights: { flight: [${DUTY.join(", ")}] }
     changes: [gate]
@@ -107,14 +107,14 @@ describe("chaos: three daemons on one Redis", () => {
       strict: false,
       // A dead worker's sends go to another after 4 s (see sigkill-scenario.ts).
       // Debug: every committed poll is logged, for the oracle to know what was seen.
-      env: { DELIVERY_STALL_TIMEOUT: "4s", LOG_LEVEL: "debug" },
+      env: { DELIVERY_STALL_TIMEOUT: "8s", LOG_LEVEL: "debug" },
     });
     tl.at("0s").do(`three daemons, one killed mid-send (seed ${seed})`, async (w) => {
       world = w;
       w.respond = slow;
       const receivers = [w.webhook, ...extra];
       for (const slot of [1, 2]) {
-        w.spawn(slot, { WEBHOOK_URL: (receivers[slot] as WebhookReceiver).url });
+        w.spawn(slot, { RULE_WEBHOOK_URL: (receivers[slot] as WebhookReceiver).url });
       }
       for (const slot of [1, 2]) {
         const proc = w.daemons[slot];

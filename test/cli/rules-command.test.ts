@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsOfPair } from "../../src/cli/rules-command.js";
+import { readRuleVariables } from "../../src/config/rule-variables.js";
 import { loadRuleDir } from "../../src/rules/rule-loader.js";
 import { spawnCli } from "../support/cli-process.js";
 
@@ -117,12 +118,21 @@ describe("flightwatch rules", () => {
     expect(out).toContain("✓ pier-d");
     expect(out).not.toContain("✓ belts");
     expect(out).toContain("email → anna@example.com");
-    expect(out).toContain("slack → https://hooks.slack.com/services…");
+    // The endpoint as records show it, and then masked as every line of the output is.
+    expect(out).toContain("slack → https://hooks.slack.com/***");
     expect(out).toContain("      retry: 1m, 10m, then every 10m up to 1h (7 attempts)\n");
     expect(out.match(/retry:/g)).toHaveLength(1);
     expect(out).not.toContain("secret-part");
     expect(out).toContain("KL1001 to WAW, departs Sat 21 Nov 10:25: gate D7 → E9");
     expect(out).toContain("3 of 4 rules match; nothing was sent");
+  }, 20_000);
+
+  it("test | head: a reader that went away ends the output quietly (exit 0, no EPIPE trace)", async () => {
+    const proc = testPair("2026-11-21T08:30");
+    // As `head -0` would: the reading end is closed before a line is read.
+    proc.child.stdout.destroy();
+    expect(await proc.exited).toBe(0);
+    expect(proc.stderr()).toBe("");
   }, 20_000);
 
   it("test --json: each channel's payload exactly as its sender would send it", async () => {
@@ -134,9 +144,11 @@ describe("flightwatch rules", () => {
     const [email, slack] = anna.channels;
     expect(email.payload).toMatchObject({
       subject: "KL1001 2026-11-21: gate D7 → E9",
-      to: ["anna@example.com"],
+      to: "anna@example.com",
     });
-    expect(email.payload.messageId).toBe(`<${email.payload.id}@localhost>`);
+    expect(email.payload.messageId).toMatch(
+      new RegExp(`^<${email.payload.id}\\.[0-9a-f]{12}@localhost>$`),
+    );
     expect(email.payload.html).toContain("gate D7 → E9");
     expect(slack.payload.text).toBe("KL1001 to WAW, departs Sat 21 Nov 10:25: gate D7 → E9");
     expect(slack.payload.blocks[0]).toMatchObject({ type: "header" });
@@ -189,15 +201,161 @@ describe("flightwatch rules", () => {
   }, 20_000);
 });
 
+describe("rule variables", () => {
+  // Distinctive values: any of them in the output is a leak.
+  const API_TOKEN = "api-token-9f8e7d6c5b4a";
+  const REDIS_PASSWORD = "redis-pw-1a2b3c4d5e";
+  const SMTP_PASSWORD = "smtp-pw-6f7a8b9c0d";
+  const HOOK_SECRET = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
+  const PATH_PART = "p4th-s3cr3t-segment";
+  const OPS_TOKEN = "ops-token-0a9b8c7d6e";
+  const LEAKS = [API_TOKEN, REDIS_PASSWORD, SMTP_PASSWORD, HOOK_SECRET, PATH_PART, OPS_TOKEN];
+  const daemonEnv = {
+    FLIGHT_API_TOKEN: API_TOKEN,
+    REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:6379`,
+    SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@mail.example.com:587`,
+  };
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "fw-rule-vars-"));
+    for (const [name, value] of [
+      ["before.json", record("D7", "2026-11-21T08:00:00.000+01:00")],
+      ["after.json", record("E9", "2026-11-21T08:05:00.000+01:00")],
+    ] as const) {
+      await writeFile(join(dir, name), JSON.stringify(value));
+    }
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  /** A rules directory holding `text` as `rules.yaml`. */
+  const rulesDir = async (name: string, text: string): Promise<string> => {
+    const rulesPath = join(dir, name);
+    await mkdir(rulesPath);
+    await writeFile(join(rulesPath, "rules.yaml"), text);
+    return rulesPath;
+  };
+
+  it("check: the daemon's settings are refused with file, line and variable, and never shown", async () => {
+    const leaky = await rulesDir(
+      "leaky",
+      `rules:
+  - id: leak
+    channels:
+      - type: email
+        to: [ops@example.com]
+        subject: "tok \${FLIGHT_API_TOKEN}"
+        template: "redis \${REDIS_URL} smtp \${SMTP_URL:-none}"
+`,
+    );
+    const proc = spawnCli(["rules", "check", leaky], daemonEnv);
+    expect(await proc.exited).toBe(1);
+    const file = join(leaky, "rules.yaml");
+    const lines = proc.stderr().trim().split("\n");
+    const refused = (at: string, name: string) =>
+      `${file}:${at} rule \`leak\`: \`\${${name}}\` is a flightwatch setting, which rule files may not read`;
+    expect(lines.some((l) => l.startsWith(refused("6:18", "FLIGHT_API_TOKEN")))).toBe(true);
+    expect(lines.some((l) => l.startsWith(refused("7:19", "REDIS_URL")))).toBe(true);
+    expect(lines.some((l) => l.startsWith(refused("7:19", "SMTP_URL")))).toBe(true);
+    for (const leak of LEAKS) expect(proc.stdout() + proc.stderr()).not.toContain(leak);
+  }, 20_000);
+
+  it("check: a variable set in the environment is still no rule variable without RULE_", async () => {
+    const rules = await rulesDir(
+      "home",
+      `rules:\n  - id: home\n    description: "\${HOME_DIR}"\n    channels: [{ type: console }]\n`,
+    );
+    const proc = spawnCli(["rules", "check", rules], { HOME_DIR: "/home/ops" });
+    expect(await proc.exited).toBe(1);
+    expect(proc.stderr()).toContain(
+      `${join(rules, "rules.yaml")}:3:18 rule \`home\`: \`\${HOME_DIR}\` is not a rule variable — define it in the --vars-file, or name it RULE_HOME_DIR in the environment`,
+    );
+    const renamed = await rulesDir(
+      "home-renamed",
+      `rules:\n  - id: home\n    description: "\${RULE_HOME_DIR}"\n    channels: [{ type: console }]\n`,
+    );
+    const ok = spawnCli(["rules", "check", renamed], { RULE_HOME_DIR: "/home/ops" });
+    expect(await ok.exited, ok.stderr()).toBe(0);
+  }, 20_000);
+
+  it("a vars file defining a setting is refused at its line, naming the variable", async () => {
+    const vars = join(dir, "settings.env");
+    await writeFile(vars, `OPS_TEAM=pier-d\nFLIGHT_API_TOKEN=${API_TOKEN}\n`);
+    const rules = await rulesDir(
+      "plain",
+      "rules:\n  - id: plain\n    channels: [{ type: console }]\n",
+    );
+    const proc = spawnCli(["rules", "check", rules, "--vars-file", vars]);
+    expect(await proc.exited).toBe(2);
+    expect(proc.stderr()).toContain(
+      `${vars}:2 FLIGHT_API_TOKEN: is a variable of flightwatch itself`,
+    );
+    expect(proc.stderr()).not.toContain(API_TOKEN);
+  }, 20_000);
+
+  it("test: vars-file names and RULE_ names substitute, the environment wins, secrets never print", async () => {
+    const vars = join(dir, "rules.env");
+    await writeFile(
+      vars,
+      [
+        "RULE_OPS_TEAM=team-from-file",
+        "DESK=desk-from-file",
+        `PARTNER_PATH=${PATH_PART}`,
+        `PARTNER_SIGNING=${HOOK_SECRET}`,
+      ].join("\n"),
+    );
+    const rules = await rulesDir(
+      "secrets",
+      `rules:
+  - id: partner
+    description: "for \${RULE_OPS_TEAM} at \${DESK}; path \${PARTNER_PATH}, token \${RULE_OPS_TOKEN}"
+    flights: { flight: KL1001 }
+    changes: [gate]
+    channels:
+      - type: email
+        to: [ops@example.com]
+        subject: "\${RULE_OPS_TEAM} \${RULE_OPS_TOKEN} \${PARTNER_PATH} \${PARTNER_SIGNING}"
+      - type: webhook
+        url: "https://partner.example.com/hooks/\${PARTNER_PATH}"
+        secret: "\${PARTNER_SIGNING}"
+      - type: console
+`,
+    );
+    const env = {
+      ...daemonEnv,
+      RULE_OPS_TEAM: "team-from-env",
+      // Listed in the vars file, but not a RULE_ name: the file's value, not this.
+      DESK: "desk-from-env",
+      RULE_OPS_TOKEN: OPS_TOKEN,
+    };
+    const args = [
+      ...["rules", "test", rules, "--vars-file", vars, "--before", join(dir, "before.json")],
+      ...["--after", join(dir, "after.json"), "--now", "2026-11-21T08:30"],
+    ];
+    const text = spawnCli(args, env);
+    const json = spawnCli([...args, "--json"], env);
+    expect(await text.exited, text.stderr()).toBe(0);
+    expect(await json.exited, json.stderr()).toBe(0);
+    const out = text.stdout();
+    // Not secret: a variable in a description or subject prints, the environment's value first.
+    expect(out).toContain("for team-from-env at desk-from-file; path [redacted], token [redacted]");
+    expect(out).not.toContain("team-from-file");
+    expect(JSON.parse(json.stdout()).matches[0].channels[0].payload.subject).toBe(
+      "team-from-env [redacted] [redacted] [redacted]",
+    );
+    for (const leak of LEAKS) {
+      expect(out).not.toContain(leak);
+      expect(json.stdout()).not.toContain(leak);
+      expect(text.stderr() + json.stderr()).not.toContain(leak);
+    }
+  }, 20_000);
+});
+
 describe("the example rules in rules/", () => {
   it("are valid with the demo values of their variables", async () => {
     const root = new URL("../../", import.meta.url).pathname;
-    const env: Record<string, string> = {};
-    for (const line of (await readFile(join(root, "rules/demo.env"), "utf8")).split("\n")) {
-      const m = /^([A-Z_]+)=(.*)$/.exec(line);
-      if (m) env[m[1] as string] = m[2] as string;
-    }
-    const load = await loadRuleDir(join(root, "rules"), { env, zone: ZONE });
+    const vars = readRuleVariables({}, join(root, "rules/demo.env"));
+    const load = await loadRuleDir(join(root, "rules"), { vars, zone: ZONE });
     expect(load.problems).toEqual([]);
     // Files in name order, rules in file order.
     expect(load.rules.map((r) => r.id)).toEqual([

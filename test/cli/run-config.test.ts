@@ -10,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../src/daemon/private-redis.js";
-import { type CliProcess, spawnCli } from "../support/cli-process.js";
+import { type CliProcess, spawnCli, testRedisEnv } from "../support/cli-process.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
+import { type LogLine, logLines, waitForLog } from "./run-harness.js";
 
 /** Variables that would make a valid start, minus Redis (a test adds its own). */
 const BASE_ENV = {
@@ -26,6 +28,8 @@ const BASE_ENV = {
 const TOKEN = "tok-9f8e7d6c5b4a-do-not-print";
 const REDIS_PASSWORD = "redis-pw-0a1b2c3d";
 const SMTP_PASSWORD = "smtp-pw-4e5f6a7b";
+const DASHBOARD_TOKEN = "dash-tok-7e6d5c4b3a2f1e0d";
+const METRICS_TOKEN = "metrics-tok-0f1e2d3c4b5a6978";
 const APP_KEY = "appkey-1234567890abcdef";
 
 /** Runs `flightwatch <args>` to its end. */
@@ -112,7 +116,13 @@ describe("flightwatch run / config: configuration", () => {
       SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@mail.example.com:587`,
       EMAIL_FROM: "alerts@example.com",
     };
-    const valid = run(["config"], { ...secrets, POLL_INTERVAL: "10s" });
+    // The example rules need their variables: config checks the rules run would load.
+    const valid = run(["config", "--vars-file", "rules/demo.env"], {
+      ...secrets,
+      POLL_INTERVAL: "10s",
+      DASHBOARD_TOKEN,
+      METRICS_TOKEN,
+    });
     // Invalid, as JSON, with the other kind of upstream credentials (one kind, not both).
     const invalid = run(["config", "--json"], {
       ...secrets,
@@ -132,6 +142,8 @@ describe("flightwatch run / config: configuration", () => {
     expect(v.stdout).toMatch(/^REDIS_URL +redis:\/\/:\*\*\*@127\.0\.0\.1:6379\/0 +\(env\)$/m);
     expect(v.stdout).toMatch(/^SMTP_URL +smtp:\/\/mailer:\*\*\*@mail\.example\.com:587 +\(env\)$/m);
     expect(v.stdout).toMatch(/^SHUTDOWN_TIMEOUT +10s$/m);
+    expect(v.stdout).toMatch(/^DASHBOARD_TOKEN +\*{8} +\(env\)$/m);
+    expect(v.stdout).toMatch(/^METRICS_TOKEN +\*{8} +\(env\)$/m);
     expect(v.stdout).toContain("configuration is valid");
 
     const i = await invalid;
@@ -152,10 +164,68 @@ describe("flightwatch run / config: configuration", () => {
 
     for (const out of [v, i]) {
       const text = out.stdout + out.stderr;
-      for (const secret of [TOKEN, APP_KEY, REDIS_PASSWORD, SMTP_PASSWORD, URL_PASSWORD, URL_KEY]) {
+      for (const secret of [
+        TOKEN,
+        APP_KEY,
+        REDIS_PASSWORD,
+        SMTP_PASSWORD,
+        URL_PASSWORD,
+        URL_KEY,
+        DASHBOARD_TOKEN,
+        METRICS_TOKEN,
+      ]) {
         expect(text).not.toContain(secret);
       }
     }
+  }, 60_000);
+});
+
+describe("flightwatch run: SMTP credentials in clear", () => {
+  let t: TestRedis;
+  beforeAll(async () => {
+    t = await testRedis("run-smtp-plaintext");
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  /** A worker started with SMTP credentials over smtp://, and `env`; its log once it runs. */
+  async function workerLog(env: Record<string, string>): Promise<LogLine[]> {
+    const proc = spawnCli(["run", "--role", "worker", "--vars-file", "rules/demo.env"], {
+      ...BASE_ENV,
+      ...testRedisEnv(t.prefix),
+      SMTP_URL: `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:2525`,
+      EMAIL_FROM: "alerts@example.com",
+      LOG_FORMAT: "json",
+      ...env,
+    });
+    try {
+      await waitForLog(proc, (l) => /running/.test(l.msg));
+      proc.child.kill("SIGTERM");
+      expect(await proc.exited, proc.stderr()).toBe(0);
+      return logLines(proc);
+    } finally {
+      proc.child.kill("SIGKILL");
+    }
+  }
+
+  it("warns once at start with SMTP_ALLOW_PLAINTEXT_AUTH=true, and not without it", async () => {
+    const [optedOut, safe] = await Promise.all([
+      workerLog({ SMTP_ALLOW_PLAINTEXT_AUTH: "true" }),
+      workerLog({}),
+    ]);
+    const warnings = (lines: LogLine[]) =>
+      lines.filter((l) => /SMTP_ALLOW_PLAINTEXT_AUTH/.test(l.msg));
+    expect(warnings(optedOut)).toEqual([
+      expect.objectContaining({
+        level: "warn",
+        msg: expect.stringMatching(
+          /credentials of SMTP_URL are sent in clear when 127\.0\.0\.1:2525 offers no STARTTLS/,
+        ),
+      }),
+    ]);
+    expect(warnings(safe)).toEqual([]);
+    expect(JSON.stringify(optedOut)).not.toContain(SMTP_PASSWORD);
   }, 60_000);
 });
 

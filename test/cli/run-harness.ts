@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { notificationId } from "../../src/deliver/notification.js";
 import type { RunningSimulator } from "../../src/simulator/http/start-simulator.js";
 import { AlertStore } from "../../src/store/alert-store.js";
+import { DetectionStore } from "../../src/store/detection-store.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type CliProcess, completeLines, spawnCli, testRedisEnv } from "../support/cli-process.js";
 import { startCrashSimulator, waitFor } from "../support/crash-run.js";
@@ -102,7 +103,7 @@ export async function startRunRig(label: string, seed: number): Promise<RunRig> 
     `rules:
   - id: ${GATE_RULE}
     changes: [gate]
-    channels: [{ type: webhook, url: "${receiver.url}", secret: "\${HOOK_SECRET}" }]
+    channels: [{ type: webhook, url: "${receiver.url}", secret: "\${RULE_HOOK_SECRET}" }]
 `,
   );
   return rig;
@@ -117,14 +118,14 @@ export function runEnv(
     FLIGHT_API_BASE_URL: rig.sim.baseUrl,
     FLIGHT_API_TOKEN: rig.token,
     FLIGHTWATCH_RULES: rig.rulesDir,
-    HOOK_SECRET,
+    RULE_HOOK_SECRET: HOOK_SECRET,
     AIRPORT_TIMEZONE: "Europe/Amsterdam",
     POLL_INTERVAL: "300ms",
     // A failed request fails its poll at once: readiness tests count intervals.
     FLIGHT_API_MAX_ATTEMPTS: "1",
     FLIGHT_API_TIMEOUT: "5s",
     // A dead worker's notification goes to another after 1 s instead of 30 s.
-    DELIVERY_STALL_TIMEOUT: "1s",
+    DELIVERY_STALL_TIMEOUT: "2s",
     HTTP_PORT: "off",
     HTTP_HOST: "127.0.0.1",
     LOG_LEVEL: "info",
@@ -211,8 +212,13 @@ export async function expectedIds(rig: RunRig): Promise<Set<string>> {
 /** Resolves once no alert is waiting to be decided and the receiver accepted every expected id. */
 export async function allDelivered(rig: RunRig, timeoutMs = 30_000): Promise<Set<string>> {
   const store = new AlertStore(rig.t.redis, rig.keys);
+  const detection = new DetectionStore(rig.t.redis, rig.keys);
+  // Changes made up to now upstream are all seen once a poll answered after now has
+  // committed (its coverage, on the simulator's clock, is past now).
+  const upstreamNow = rig.sim.simulator.clock.now();
   let want = new Set<string>();
   await waitFor(async () => {
+    if (((await detection.readState()).coveredUntil ?? 0) <= upstreamNow) return false;
     want = await expectedIds(rig);
     const accepted = rig.receiver.uniqueIds();
     return (

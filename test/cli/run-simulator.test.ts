@@ -21,6 +21,7 @@ function demo(): CliProcess {
       REDIS_URL: TEST_REDIS_URL,
       FLIGHTWATCH_PREFIX: "",
       LOG_FORMAT: "json",
+      LOG_LEVEL: "info",
       POLL_INTERVAL: "300ms",
     },
   );
@@ -54,6 +55,8 @@ describe("flightwatch run --simulator", () => {
     for (const proc of [a, b]) {
       const polls = logLines(proc).filter((l) => typeof l.poll === "number");
       expect(polls.every((l) => l.mode !== "baseline" || l.poll === 1)).toBe(true);
+      // Said at info, although it reports no events: the operator sees the first poll.
+      expect(polls[0]).toMatchObject({ poll: 1, mode: "baseline", level: "info" });
     }
     expect(await keysUnder(prefixes[0] as string)).toBeGreaterThan(0);
     const since = Date.now();

@@ -82,8 +82,8 @@ describe("flightwatch watch --rules (delivery)", () => {
   it("delivers each alert once per channel, disables a gone endpoint, and re-sends its dead letters", async () => {
     const first = cli([...FAST_SIMULATED_WATCH, "--rules", dir]);
     try {
-      await hook.waitForIds(3, 45_000);
-      await waitFor(async () => gone.deliveries.length >= 1, 45_000);
+      await hook.waitForIds(3, 90_000);
+      await waitFor(async () => gone.deliveries.length >= 1, 90_000);
     } finally {
       first.child.kill("SIGTERM");
     }
@@ -172,7 +172,7 @@ describe("flightwatch watch --rules (delivery)", () => {
     const after = JSON.parse((await run(["deliveries", "--json"])).stdout) as typeof report;
     expect(after.deadLetters).toEqual([]);
     expect(after.disabled).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 
   it("does not start with a bad SMTP_URL: exit 2 naming the variable, no password echoed", async () => {
     const proc = spawnCli(["watch", "--simulator", "--rules", dir], {

@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { CONFIG_VARIABLES } from "../../src/config/config-variables.js";
-import { effectiveEnv, readDaemonConfig } from "../../src/config/daemon-config.js";
+import {
+  configSourcesFor,
+  effectiveEnv,
+  readDaemonConfig,
+} from "../../src/config/daemon-config.js";
 import { ConfigError, ConfigProblemsError, ErrorCode } from "../../src/errors.js";
 
 const BASE = { FLIGHT_API_BASE_URL: "https://api.example/public-flights/v4" };
@@ -33,12 +37,33 @@ afterEach(() => {
 });
 
 describe("readDaemonConfig", () => {
+  it("with the simulator's port off, the dashboard says how to turn it on", () => {
+    const { env, options } = configSourcesFor(
+      { simulator: true, dashboard: true },
+      { DASHBOARD_TOKEN: "a-token-of-sixteen-chars" },
+    );
+    let message = "";
+    try {
+      readDaemonConfig(env, options);
+    } catch (err) {
+      message = String((err as Error).message);
+    }
+    expect(message).toContain("HTTP_PORT is off (the simulator's default): set HTTP_PORT=8080");
+    const on = configSourcesFor(
+      { simulator: true, dashboard: true },
+      { DASHBOARD_TOKEN: "a-token-of-sixteen-chars", HTTP_PORT: "8080" },
+    );
+    expect(readDaemonConfig(on.env, on.options).dashboard).toBe(true);
+  });
+
   it("takes the defaults when only the upstream is given", () => {
     const config = readDaemonConfig(BASE);
     expect(config.role).toBe("all");
     expect(config.client?.baseUrl).toBe(BASE.FLIGHT_API_BASE_URL);
     expect(config.redis).toEqual({ url: "redis://127.0.0.1:6379", prefix: "flightwatch" });
-    expect(config.http).toEqual({ port: 8080, host: "0.0.0.0" });
+    // Loopback unless HTTP_HOST says otherwise (the container image sets 0.0.0.0).
+    expect(config.http).toEqual({ port: 8080, host: "127.0.0.1" });
+    expect(readDaemonConfig({ ...BASE, HTTP_HOST: "0.0.0.0" }).http?.host).toBe("0.0.0.0");
     expect(config.detector.intervalMs).toBe(30_000);
     expect(config.log.level).toBe("info");
     expect(config.shutdownTimeoutMs).toBe(10_000);
@@ -73,6 +98,27 @@ describe("readDaemonConfig", () => {
     );
   });
 
+  it("reads the upstream's limits and the poll deadline, from a file too, each refused by name", () => {
+    const config = readDaemonConfig(BASE, {
+      configFile: file(
+        "flight_api_request_timeout: 90s\nflight_api_max_body: 8MB\npoll_timeout: 2m\n",
+      ),
+    });
+    expect(config.client).toMatchObject({ requestTimeoutMs: 90_000, maxBodyBytes: 8 * 1024 ** 2 });
+    expect(config.detector.pollTimeoutMs).toBe(120_000);
+    const settings = problemsOf(() =>
+      readDaemonConfig({
+        ...BASE,
+        FLIGHT_API_REQUEST_TIMEOUT: "60",
+        FLIGHT_API_MAX_BODY: "32",
+        POLL_TIMEOUT: "300",
+      }),
+    );
+    expect(settings.sort()).toEqual(
+      ["FLIGHT_API_MAX_BODY", "FLIGHT_API_REQUEST_TIMEOUT", "POLL_TIMEOUT"].sort(),
+    );
+  });
+
   it("lists the problems in its message, one per line, with the stable code", () => {
     try {
       readDaemonConfig({ POLL_INTERVAL: "fast", HTTP_PORT: "x" }, { simulator: true });
@@ -99,9 +145,85 @@ describe("readDaemonConfig", () => {
   it("refuses an unknown role and a dashboard without its port", () => {
     expect(problemsOf(() => readDaemonConfig(BASE, { role: "leader" }))).toEqual(["--role"]);
     expect(
-      problemsOf(() => readDaemonConfig({ ...BASE, HTTP_PORT: "off", DASHBOARD: "true" })),
+      problemsOf(() =>
+        readDaemonConfig({
+          ...BASE,
+          HTTP_PORT: "off",
+          DASHBOARD: "true",
+          DASHBOARD_TOKEN: "0123456789abcdef",
+        }),
+      ),
     ).toEqual(["DASHBOARD"]);
     expect(readDaemonConfig({ ...BASE, HTTP_PORT: "off" }).http).toBeUndefined();
+  });
+
+  it("requires DASHBOARD_TOKEN with the dashboard, naming both variables; a token of some length", () => {
+    const none = (() => {
+      try {
+        readDaemonConfig({ ...BASE, DASHBOARD: "true" });
+      } catch (err) {
+        return err as ConfigError;
+      }
+      throw new Error("no error");
+    })();
+    expect(problemsOf(() => readDaemonConfig({ ...BASE, DASHBOARD: "true" }))).toEqual([
+      "DASHBOARD_TOKEN",
+    ]);
+    expect(none.message).toMatch(/DASHBOARD_TOKEN: is required with DASHBOARD=true/);
+    expect(
+      problemsOf(() => readDaemonConfig({ ...BASE, DASHBOARD: "true", DASHBOARD_TOKEN: "short" })),
+    ).toEqual(["DASHBOARD_TOKEN"]);
+    expect(
+      problemsOf(() => readDaemonConfig({ ...BASE, METRICS_TOKEN: "has spaces in it, sixteen+" })),
+    ).toEqual(["METRICS_TOKEN"]);
+    const token = "0123456789abcdef0123";
+    const config = readDaemonConfig({
+      ...BASE,
+      DASHBOARD: "true",
+      DASHBOARD_TOKEN: token,
+      METRICS_TOKEN: `m-${token}`,
+    });
+    expect(config).toMatchObject({
+      dashboard: true,
+      dashboardToken: token,
+      metricsToken: `m-${token}`,
+    });
+    // Metrics are open unless METRICS_TOKEN is set.
+    expect(readDaemonConfig(BASE).metricsToken).toBeUndefined();
+  });
+
+  it("refuses a duration without a unit in every duration variable; a bare 0 only means 0", () => {
+    const durations = [
+      "POLL_INTERVAL",
+      "POLL_OVERLAP",
+      "RECONCILE_INTERVAL",
+      "SNAPSHOT_TTL",
+      "OUTBOX_RETENTION",
+      "SHUTDOWN_TIMEOUT",
+      "DELIVERY_STALL_TIMEOUT",
+      "FLIGHT_API_CONNECT_TIMEOUT",
+      "FLIGHT_API_TIMEOUT",
+      "FLIGHT_API_MAX_RETRY_AFTER",
+    ];
+    const bare = Object.fromEntries(durations.map((name) => [name, "500"]));
+    expect(problemsOf(() => readDaemonConfig({ ...BASE, ...bare })).sort()).toEqual(
+      [...durations].sort(),
+    );
+    expect(readDaemonConfig({ ...BASE, RECONCILE_INTERVAL: "0" }).detector.reconcileEveryMs).toBe(
+      0,
+    );
+    expect(readDaemonConfig({ ...BASE, POLL_OVERLAP: "0" }).detector.overlapMs).toBe(0);
+  });
+
+  it("names the config file and line of a value without a unit", () => {
+    const path = file("LOG_LEVEL: debug\npoll_interval: 120\n");
+    expect(problemsOf(() => readDaemonConfig(BASE, { configFile: path }))).toEqual([
+      `${path}:2 POLL_INTERVAL`,
+    ]);
+    // Set in the environment, the same value is the environment's problem.
+    expect(
+      problemsOf(() => readDaemonConfig({ ...BASE, POLL_INTERVAL: "120" }, { configFile: path })),
+    ).toEqual(["POLL_INTERVAL"]);
   });
 
   it("lets the environment win over the file, and the file over the command's defaults", () => {
@@ -150,6 +272,8 @@ describe("readDaemonConfig", () => {
         "FLIGHT_API_TOKEN",
         "REDIS_URL",
         "SMTP_URL",
+        "DASHBOARD_TOKEN",
+        "METRICS_TOKEN",
       ].sort(),
     );
   });

@@ -8,6 +8,7 @@ import {
   isLockLost,
   isRedisConnectionError,
   RedisTroubleLog,
+  redisRefusal,
 } from "../../src/daemon/redis-trouble.js";
 import { ErrorCode, FlightwatchError } from "../../src/errors.js";
 import { captureLog } from "../log/log-capture.js";
@@ -86,5 +87,67 @@ describe("RedisTroubleLog", () => {
       ["error", "pipeline error", undefined, undefined, undefined],
     ]);
     expect(capture.entries()[3]?.errors).toBe(375);
+  });
+});
+
+describe("Redis refusing commands", () => {
+  const replyError = (message: string, extra: Record<string, unknown> = {}) =>
+    Object.assign(new Error(message), { name: "ReplyError", ...extra });
+
+  it("tells each refusal by kind, with what the operator should do", () => {
+    const cases: [string, string | undefined][] = [
+      ["OOM command not allowed when used memory > 'maxmemory'.", "oom"],
+      ["READONLY You can't write against a read only replica.", "readonly"],
+      [
+        "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)",
+        "readonly",
+      ],
+      ["MOVED 2661 127.0.0.1:7100", "cluster"],
+      ["ASK 2661 127.0.0.1:7101", "cluster"],
+      ["CLUSTERDOWN The cluster is down", "cluster"],
+      ["CROSSSLOT Keys in request don't hash to the same slot", "cluster"],
+      ["NOAUTH Authentication required.", "auth"],
+      ["WRONGPASS invalid username-password pair or user is disabled.", "auth"],
+      ["NOPERM this user has no permissions to run the 'xadd' command", "auth"],
+      ["MISCONF Redis is configured to save RDB snapshots, but it's currently unable", "misconf"],
+      ["WRONGTYPE Operation against a key holding the wrong kind of value", undefined],
+      ["NOGROUP No such key 'x' or consumer group 'g'", undefined],
+    ];
+    for (const [message, reason] of cases) {
+      expect(redisRefusal(replyError(message))?.reason, message).toBe(reason);
+    }
+    // A transaction refused as a whole is refused for its commands' reason.
+    const aborted = replyError("EXECABORT Transaction discarded because of previous errors.", {
+      previousErrors: [replyError("OOM command not allowed when used memory > 'maxmemory'.")],
+    });
+    expect(redisRefusal(aborted)?.reason).toBe("oom");
+    expect(redisRefusal("OOM")).toBeUndefined();
+    expect(redisRefusal(replyError("MOVED 1 x"))?.advice).toMatch(/REDIS_URL/);
+  });
+
+  it("logs one error line per kind and reminder interval, counting each error", () => {
+    const capture = captureLog();
+    let now = 0;
+    const reasons: string[] = [];
+    const trouble = new RedisTroubleLog(capture.logger, {
+      repeatMs: 10_000,
+      now: () => now,
+      onError: (reason) => reasons.push(reason),
+    });
+    const oom = () => replyError("OOM command not allowed when used memory > 'maxmemory'.");
+    for (; now < 25_000; now += 250) {
+      trouble.error(oom(), "poll failed");
+      trouble.error(oom(), "delivery worker error");
+    }
+    trouble.error(replyError("READONLY You can't write against a read only replica."), "x");
+    const lines = capture.entries().map((e) => [e.level, e.reason, e.heldBack]);
+    expect(lines).toEqual([
+      ["error", "oom", undefined],
+      ["error", "oom", 79],
+      ["error", "oom", 79],
+      ["error", "readonly", undefined],
+    ]);
+    expect(reasons.filter((r) => r === "oom")).toHaveLength(200);
+    expect(reasons.at(-1)).toBe("readonly");
   });
 });

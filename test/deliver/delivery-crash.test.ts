@@ -81,7 +81,7 @@ describe("delivery under SIGKILL", () => {
         prefix: t.prefix,
         args: ["--rules", dir, "--quiet"],
         // A killed worker's jobs are handed on after 1 s instead of 30 s.
-        env: { DELIVERY_STALL_TIMEOUT: "1s" },
+        env: { DELIVERY_STALL_TIMEOUT: "2s" },
       },
       crashAt,
     );

@@ -84,11 +84,13 @@ describe("delivery to real receivers", () => {
     for (const gap of gaps(rig.slack.messages(path).map((m) => m.receivedAt))) {
       expect(gap).toBeGreaterThanOrEqual(PACE_MS - PACE_SLACK_MS);
     }
+    // One message per recipient, each under its own Message-ID of the notification's.
     const messageIds = smtp.messages.map((m) => m.headers["message-id"] ?? "");
-    expect(messageIds).toHaveLength(3);
+    expect(messageIds).toHaveLength(6);
+    expect(new Set(messageIds).size).toBe(6);
     for (const id of ids("email"))
-      expect(messageIds.filter((m) => m.includes(`<${id}@`))).toHaveLength(1);
-    expect(smtp.messages.every((m) => m.to.join() === `${A},${B}`)).toBe(true);
+      expect(messageIds.filter((m) => m.startsWith(`<${id}.`))).toHaveLength(2);
+    expect(smtp.messages.map((m) => m.to.join()).sort()).toEqual([A, A, A, B, B, B]);
     expect(rig.records.every((x) => x.result === "delivered" && x.attempt === 1)).toBe(true);
     expect(rig.records).toHaveLength(9);
   });
@@ -204,7 +206,10 @@ describe("delivery to real receivers", () => {
     expect(smtp.messages.map((m) => m.to)).toEqual([[A], [B]]);
     expect([smtp.rcptCount(A), smtp.rcptCount(B)]).toEqual([1, 2]);
     const [first, second] = smtp.messages;
-    expect(second?.headers["message-id"]).toBe(first?.headers["message-id"]);
+    const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
+    expect(first?.headers["message-id"]?.startsWith(`<${job.notification.id}.`)).toBe(true);
+    expect(second?.headers["message-id"]?.startsWith(`<${job.notification.id}.`)).toBe(true);
+    expect(second?.headers.to).toBe(B);
     expect(rig.records.map((x) => [x.result, x.reason])).toEqual([
       ["retrying", "smtp_transient"],
       ["delivered", undefined],

@@ -5,6 +5,7 @@ import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
 import { sleep, waitFor } from "../support/crash-run.js";
+import { LOOPBACK_OUTBOUND } from "../support/outbound.js";
 import { connectionsTo, redisServerForSuite } from "../support/redis-server.js";
 import { startWebhookReceiver } from "../support/webhook-receiver.js";
 import { hook, jobsOf, ruleWith } from "./delivery-rig.js";
@@ -36,7 +37,7 @@ describe("delivery across a Redis restart", () => {
         keys: redisKeys("fwtest-delivery-restart"),
         rules: () => rules,
         zone: ZONE,
-        senders: { webhook: new WebhookSender() },
+        senders: { webhook: new WebhookSender({ outbound: LOOPBACK_OUTBOUND }) },
         consumer: "restart-test",
         notify: false,
         workers: { onRecord: (r) => records.push(r), onError: () => undefined },

@@ -1,8 +1,10 @@
 /**
  * The real delivery pipeline for end-to-end tests: queues, log and workers on a real
  * Redis (a unique prefix), the real webhook, Slack and email senders, and the real
- * loopback receivers they send to — all closed and cleaned up by `close()`.
+ * loopback receivers they send to (allowed explicitly, as OUTBOUND_ALLOW=127.0.0.1
+ * would) — all closed and cleaned up by `close()`.
  */
+import type { LookupFunction } from "node:net";
 import type { Redis } from "ioredis";
 import type { ChannelSender } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
@@ -16,12 +18,15 @@ import { notificationsOf } from "../../src/deliver/notification.js";
 import { SlackSender } from "../../src/deliver/slack-sender.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import type { Alert } from "../../src/dispatch/alert.js";
+import { guardedAgent } from "../../src/outbound/guarded-agent.js";
+import type { OutboundPolicy } from "../../src/outbound/outbound-policy.js";
 import type { ChannelSpec, RetrySchedule, Rule } from "../../src/rules/rule.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { connectRedis } from "../../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as baseRule } from "../rules/rule-builder.js";
 import { waitFor } from "../support/crash-run.js";
+import { LOOPBACK_OUTBOUND } from "../support/outbound.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 import { type SlackReceiver, startSlackReceiver } from "../support/slack-receiver.js";
 import {
@@ -99,7 +104,12 @@ export type RigWorkerOptions = Partial<
     DeliveryWorkersOptions,
     "concurrency" | "lockDurationMs" | "stalledIntervalMs" | "onRecord" | "onAbandoned" | "onError"
   >
->;
+> & {
+  /** Where webhooks and Slack may connect; loopback (the receivers) by default. */
+  outbound?: OutboundPolicy;
+  /** The webhook sender's resolver (a name that resolves as a test needs); DNS by default. */
+  lookup?: LookupFunction;
+};
 
 /** One test's delivery pipeline and receivers. */
 export class DeliveryRig {
@@ -164,17 +174,21 @@ export class DeliveryRig {
    */
   async start(rules: Rule[], smtp?: SmtpReceiver, options: RigWorkerOptions = {}): Promise<void> {
     const ruleSet = new RuleSet(rules, { zone: ZONE });
-    const webhook = new WebhookSender();
+    const { outbound = LOOPBACK_OUTBOUND, lookup, ...workerOptions } = options;
+    const dispatcher = lookup ? guardedAgent(outbound, { lookup }) : undefined;
+    if (dispatcher) this.#closers.push(() => dispatcher.close());
+    const webhook = new WebhookSender(dispatcher ? { dispatcher } : { outbound });
     const slack = new SlackSender({
       limiter: new DestinationLimiter(this.redis, this.keys),
       intervalMs: PACE_MS,
+      outbound,
     });
     const email = new EmailSender(
       smtp ? readEmailSettings({ SMTP_URL: smtp.url(), EMAIL_FROM: FROM }) : undefined,
     );
     this.#senders.push(webhook, slack, email);
     const workers = new DeliveryWorkers({
-      ...options,
+      ...workerOptions,
       connection: await this.connection(true),
       keys: this.keys,
       senders: { webhook, slack, email },
@@ -183,7 +197,7 @@ export class DeliveryRig {
       log: this.log,
       onRecord: (r) => {
         this.records.push(r);
-        options.onRecord?.(r);
+        workerOptions.onRecord?.(r);
       },
     });
     this.#workers.push(workers);

@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_SUBJECT,
   domainOf,
+  EMAIL_SUBJECT_CHARS,
+  EMAIL_VALUE_CHARS,
   emailMessage,
   escapeHtml,
 } from "../../src/deliver/email-message.js";
 import type { EmailChannelSpec } from "../../src/rules/rule.js";
+import { alertOf } from "../support/alert-builder.js";
 import {
   alert,
   emailChannel,
@@ -18,14 +21,46 @@ import {
 } from "./email-fixtures.js";
 
 /** The message of alert `a` through `channel` (rule r1). */
-function render(a = alert("a1"), channel: EmailChannelSpec = emailChannel()) {
-  return emailMessage(notificationOf(a, channel), channel, ruleWith(channel), ZONE, FROM);
+/** The message of alert `a` through `channel` (rule r1) to `recipient` (the channel's first). */
+function render(
+  a = alert("a1"),
+  channel: EmailChannelSpec = emailChannel(),
+  recipient = channel.to[0] as string,
+) {
+  return emailMessage(
+    notificationOf(a, channel),
+    channel,
+    ruleWith(channel),
+    ZONE,
+    FROM,
+    recipient,
+  );
 }
 
 describe("email message", () => {
   it("has a default subject naming flight, date and change", () => {
     expect(DEFAULT_SUBJECT).toBe("{flight} {date}: {changes}");
     expect(render().subject).toBe("KL1001 2026-11-21: gate D7 → D9");
+  });
+
+  it("names the flight by the codeshare number the rule matched it by, subject and body", () => {
+    const channel = emailChannel();
+    const r = { ...ruleWith(channel), flights: { flights: ["DL9341"] } };
+    const message = emailMessage(
+      notificationOf(alert("a1"), channel),
+      channel,
+      r,
+      ZONE,
+      FROM,
+      "anna@example.com",
+    );
+    expect(message.subject).toBe("DL9341 2026-11-21: gate D7 → D9");
+    expect(message.text.split("\n")[0]).toBe(
+      "DL9341 (KL1001) to WAW, departs Sat 21 Nov 10:25: gate D7 → D9",
+    );
+    expect(message.html).toContain("DL9341 (KL1001) to WAW");
+    // Support still finds the physical flight under its operating number.
+    expect(message.headers["X-Flightwatch-Flight"]).toBe("D:2026-11-21:KL1001");
   });
 
   it("renders the channel's subject and text templates", () => {
@@ -45,15 +80,82 @@ describe("email message", () => {
     ]);
     expect(render(a).text).toBe(
       [
-        "KL1001 (DL9341) to WAW, departs Sat 21 Nov 10:25: gate D7 → D9; now boarding",
+        "KL1001 (DL9341) to WAW, departs Sat 21 Nov 10:25: gate D7 → D9; now boarding at gate D9",
         "",
         "Changes:",
         "- gate D7 → D9",
-        "- now boarding",
+        "- now boarding at gate D9",
         "",
-        "Rule r1 — Anna's flight",
+        "Anna's flight",
         "",
       ].join("\n"),
+    );
+  });
+
+  it("shows people the rule's description, never its internal id (kept in a header for support)", () => {
+    const channel = emailChannel();
+    const id = "pax-7f3a9c-x7q2lm";
+    const message = emailMessage(
+      notificationOf(alert("a1", undefined, flight(), id), channel),
+      channel,
+      ruleWith(channel, id),
+      ZONE,
+      FROM,
+      "anna@example.com",
+    );
+    expect(message.subject).not.toContain(id);
+    expect(message.text).not.toContain(id);
+    expect(message.html).not.toContain(id);
+    expect(message.text).toContain("\nAnna's flight\n");
+    expect(message.html).toContain("Anna's flight".replace("'", "&#39;"));
+    expect(message.headers["X-Flightwatch-Rule"]).toBe(id);
+
+    // A rule without a description: no footer at all.
+    const bare = { ...ruleWith(channel, id), description: undefined };
+    const plain = emailMessage(
+      notificationOf(alert("a1"), channel),
+      channel,
+      bare,
+      ZONE,
+      FROM,
+      "anna@example.com",
+    );
+    expect(plain.text).toBe(
+      "KL1001 (DL9341) to WAW, departs Sat 21 Nov 10:25: gate D7 → D9\n\nChanges:\n- gate D7 → D9\n",
+    );
+    expect(plain.html).not.toContain("font-size: small");
+  });
+
+  it("cuts long values from the upstream in subject and body (a 200,000-character gate)", () => {
+    const huge = "G".repeat(200_000);
+    const a = alertOf({
+      id: "a1",
+      ruleId: "r1",
+      flight: flight({ flightNames: ["KL1001", `DL${huge}`], scheduleDate: `2026-11-21${huge}` }),
+      current: { route: [huge], gate: huge },
+      changes: [
+        { ...gateChange(huge, "D9") },
+        { kind: "state", field: "publicFlightState", action: "added", state: "BRD", eventIds: [] },
+        { kind: "state", field: "publicFlightState", action: "added", state: huge, eventIds: [] },
+      ],
+    });
+    for (const channel of [
+      emailChannel(),
+      emailChannel(["anna@example.com"], {
+        subject: "{flights} {route} {date}: {changes}",
+        template: "{summary} {flight}",
+      }),
+    ]) {
+      const message = render(a, channel);
+      expect(message.subject.length).toBeLessThanOrEqual(EMAIL_SUBJECT_CHARS);
+      expect(message.subject).toMatch(/…$/);
+      expect(message.text.length).toBeLessThan(2_000);
+      expect(message.html.length).toBeLessThan(3_000);
+      // Each value is cut on its own: the new gate still shows.
+      expect(message.text).toContain(`- gate ${"G".repeat(EMAIL_VALUE_CHARS - 1)}… → D9`);
+    }
+    expect(render(a).headers["X-Flightwatch-Flight"]?.length).toBeLessThanOrEqual(
+      EMAIL_SUBJECT_CHARS,
     );
   });
 
@@ -72,11 +174,20 @@ describe("email message", () => {
     );
   });
 
-  it("has a Message-ID from the notification id and the sender's domain, the same on a resend", () => {
+  it("has a Message-ID from the notification id, the recipient and the sender's domain, the same on a resend", () => {
     const first = render();
-    expect(first.messageId).toMatch(/^<msg_[a-z2-7]{26}@flightwatch\.example>$/);
+    const id = notificationOf(alert("a1"), emailChannel()).id;
+    expect(first.messageId).toMatch(new RegExp(`^<${id}\\.[0-9a-f]{12}@flightwatch\\.example>$`));
+    expect(first.headers["X-Flightwatch-Notification"]).toBe(id);
     expect(render().messageId).toBe(first.messageId);
     expect(render(alert("a2")).messageId).not.toBe(first.messageId);
+    // Another recipient of the same notification: its own id, the same notification's.
+    const channel = emailChannel(["anna@example.com", "ben@example.com"]);
+    const ben = render(alert("a1"), channel, "ben@example.com");
+    expect(ben.messageId).not.toBe(first.messageId);
+    expect(ben.messageId.startsWith(`<${id}.`)).toBe(true);
+    expect(ben.headers["X-Flightwatch-Notification"]).toBe(id);
+    expect(render(alert("a1"), channel, "Ben@Example.com").messageId).toBe(ben.messageId);
   });
 
   it("threads messages about one flight of one rule together, and no others", () => {
@@ -109,9 +220,27 @@ describe("email message", () => {
     expect(message.text).toContain("Unsubscribe: https://example.com/unsub?u=anna&r=r1");
   });
 
-  it("addresses the whole channel and marks itself auto-generated", () => {
-    const message = render(alert("a1"), emailChannel(["a@example.com", "b@example.com"]));
-    expect(message.to).toEqual(["a@example.com", "b@example.com"]);
+  it("gives each recipient an unsubscribe link of their own with {recipient}", () => {
+    const channel = emailChannel(["anna@example.com", "ben+kl@example.com"], {
+      unsubscribeUrl: "https://example.com/unsub/{recipient}?list=kl1001&who={recipient}",
+    });
+    const anna = render(alert("a1"), channel, "anna@example.com");
+    const ben = render(alert("a1"), channel, "ben+kl@example.com");
+    expect(anna.headers["List-Unsubscribe"]).toBe(
+      "<https://example.com/unsub/anna%40example.com?list=kl1001&who=anna%40example.com>",
+    );
+    expect(ben.headers["List-Unsubscribe"]).toBe(
+      "<https://example.com/unsub/ben%2Bkl%40example.com?list=kl1001&who=ben%2Bkl%40example.com>",
+    );
+    expect(ben.text).toContain("Unsubscribe: https://example.com/unsub/ben%2Bkl%40example.com?");
+    expect(ben.html).not.toContain("anna");
+  });
+
+  it("addresses its one recipient only, never the channel's others, and marks itself auto-generated", () => {
+    const channel = emailChannel(["a@example.com", "b@example.com"]);
+    const message = render(alert("a1"), channel, "b@example.com");
+    expect(message.to).toBe("b@example.com");
+    expect(JSON.stringify(message)).not.toContain("a@example.com");
     expect(message.from).toBe(FROM);
     expect(message.headers["Auto-Submitted"]).toBe("auto-generated");
     expect(message.headers["X-Flightwatch-Rule"]).toBe("r1");

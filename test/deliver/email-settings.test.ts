@@ -28,7 +28,33 @@ describe("email settings", () => {
       secure: false,
       from: FROM,
       fromAddress: "alerts@example.com",
+      allowPlaintextAuth: false,
     });
+  });
+
+  it("reads SMTP_ALLOW_PLAINTEXT_AUTH as true or false, naming it when it is neither", () => {
+    const url = "smtp://u:p@mail.example.com:587";
+    for (const [value, allowed] of [
+      ["true", true],
+      ["1", true],
+      ["false", false],
+      ["", false],
+    ] as const) {
+      const settings = readEmailSettings({
+        SMTP_URL: url,
+        EMAIL_FROM: FROM,
+        SMTP_ALLOW_PLAINTEXT_AUTH: value,
+      });
+      expect(settings?.allowPlaintextAuth, value).toBe(allowed);
+    }
+    expect(() =>
+      readEmailSettings({ SMTP_URL: url, EMAIL_FROM: FROM, SMTP_ALLOW_PLAINTEXT_AUTH: "sure" }),
+    ).toThrow(expect.objectContaining({ setting: "SMTP_ALLOW_PLAINTEXT_AUTH" }));
+    // Without SMTP_URL too: a typo must not wait for the day email is turned on.
+    expect(() => readEmailSettings({ SMTP_ALLOW_PLAINTEXT_AUTH: "maybe" })).toThrow(
+      expect.objectContaining({ setting: "SMTP_ALLOW_PLAINTEXT_AUTH" }),
+    );
+    expect(readEmailSettings({ SMTP_ALLOW_PLAINTEXT_AUTH: "true" })).toBeUndefined();
   });
 
   it("reads smtps:// with the default port 465 and percent-decoded credentials", () => {

@@ -163,9 +163,67 @@ describe("slackMessage", () => {
       type: "section",
       fields: [{ type: "mrkdwn", text: "*gate:* A&amp;B → &lt;!here&gt;" }],
     });
-    expect(message.text).toContain("&lt;http://evil.example|WAW&gt;");
+    expect(message.text).toContain("&lt;http://evil.example∣WAW&gt;");
     // The header is plain text: Slack shows it as it is and parses nothing in it.
     expect(headerOf(message)).toBe("KL1001 (<!channel>) to <http://evil.example|WAW>");
+  });
+
+  it("shows formatting markers in flight data as they are written, never as formatting", () => {
+    const marked = "*BOLD* _it_ ~s~ `code`";
+    const alert = alertOf({
+      flight: { ...alertOf().flight, flightNames: ["KL1001", "*DL*9341"] },
+      current: { route: ["_WAW_"] },
+      changes: [
+        change({ kind: "gate", field: "gate", old: "D7", new: marked }),
+        change({ kind: "gate", field: "gate", old: "＊X＊ ＿y＿ ｀z｀", new: "> quoted\n> too" }),
+      ],
+    });
+    const message = render(alert);
+    const inert = "∗BOLD∗ ˍitˍ ∼s∼ ˋcodeˋ";
+    expect(message.blocks[1]).toEqual({
+      type: "section",
+      fields: [
+        { type: "mrkdwn", text: `*gate:* D7 → ${inert}` },
+        // A `>` that starts a line of the value would quote it: a soft hyphen goes first.
+        { type: "mrkdwn", text: "*gate:* ﹡X﹡ ⸏y⸏ ˋzˋ → &gt; quoted\n\u00ad&gt; too" },
+      ],
+    });
+    expect(message.text).toContain(`KL1001 (∗DL∗9341) to ˍWAWˍ`);
+    expect(message.text).toContain(`gate D7 → ${inert}`);
+    // Our own formatting stays: the bold labels, and the rule id as code.
+    const context = message.blocks.at(-1) as Extract<SlackBlock, { type: "context" }>;
+    expect(context.elements[1]?.text).toBe("Rule `pier-d`: Pier D gate changes");
+    // Nothing of the markers reaches a mrkdwn text but our bold labels and the rule's code.
+    const fields = mrkdwnTexts(message).map((t) => t.replace(/^\*gate:\* /, ""));
+    for (const text of fields.filter((t) => !t.startsWith("Rule `"))) {
+      expect(text).not.toMatch(/[*_~`＊＿｀]/);
+    }
+
+    // The same in a channel template: its values are inert, its own markup is not.
+    const templated = render(alert, { ...CHANNEL, template: "*{flight}*: {changes} ({route})" });
+    expect(templated.text).toBe(
+      `*KL1001*: gate D7 → ${inert}; gate ﹡X﹡ ⸏y⸏ ˋzˋ → &gt; quoted\n\u00ad&gt; too (ˍWAWˍ)`,
+    );
+    // A value the template puts at the start of a line does not quote either.
+    const quoting = render(alertOf({ labels: { note: "> look" } }), {
+      ...CHANNEL,
+      template: "{label.note}",
+    });
+    expect(quoting.text).toBe("\u00ad&gt; look");
+    // Nor after a carriage return or a Unicode line separator.
+    const separated = render(alertOf({ labels: { note: "a\r> b\u2028> c" } }), {
+      ...CHANNEL,
+      template: "{label.note}",
+    });
+    expect(separated.text).toBe("a\r\u00ad&gt; b\u2028\u00ad&gt; c");
+    // A value inside a template's link cannot end its URL and take over its text.
+    const linked = render(
+      alertOf({ flight: { ...alertOf().flight, mainFlight: "KL1|Verify your login" } }),
+      { ...CHANNEL, template: "<https://ops.example/flights/{flight}|{flight}>" },
+    );
+    expect(linked.text).toBe(
+      "<https://ops.example/flights/KL1∣Verify your login|KL1∣Verify your login>",
+    );
   });
 
   it("renders a channel template as the main text, escaping its values but not the template", () => {

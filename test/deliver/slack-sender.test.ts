@@ -11,7 +11,8 @@ import type { Rule, SlackChannelSpec } from "../../src/rules/rule.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as buildRule } from "../rules/rule-builder.js";
 import { alertChange, kl1001, alertOf as kl1001Alert } from "../support/alert-builder.js";
-import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
+import { LOOPBACK_OUTBOUND } from "../support/outbound.js";
+import { deleteByPattern, TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 import { type SlackReceiver, startSlackReceiver } from "../support/slack-receiver.js";
 
 const ZONE = "Europe/Amsterdam";
@@ -73,6 +74,7 @@ describe("SlackSender against a Slack look-alike", () => {
   function fakeTimeSender(options: Partial<SlackSenderOptions> = {}): SlackSender {
     const sender = new SlackSender({
       limiter: new DestinationLimiter(t.redis, keys),
+      outbound: LOOPBACK_OUTBOUND,
       sleep: async (ms) => {
         sleeps.push(ms);
         now += ms;
@@ -100,6 +102,27 @@ describe("SlackSender against a Slack look-alike", () => {
     expect(received?.payload).toEqual(slackMessage(notification(1), channel, rule, ZONE));
   });
 
+  it("posts formatting markers of flight data inert, as look-alikes", async () => {
+    const alert = kl1001Alert({
+      id: "a-marked",
+      ruleId: "pier-d",
+      flight: kl1001({ flightNames: ["KL1001"], scheduled: T0 + 3_600_000 }),
+      changes: [
+        alertChange({ kind: "gate", field: "gate", old: "D7", new: "*BOLD* _it_ ~s~ `code`" }),
+      ],
+      openedAt: T0,
+      decidedAt: T0,
+    });
+    const marked = notificationsOf(alert, rule)[0] as Notification;
+    expect(await fakeTimeSender().send(marked, channel, context())).toMatchObject({
+      status: "delivered",
+    });
+    const payload = slack.messages(PATH)[0]?.payload as { text: string; blocks: unknown[] };
+    expect(payload.text).toContain("gate D7 → ∗BOLD∗ ˍitˍ ∼s∼ ˋcodeˋ");
+    expect(JSON.stringify(payload.blocks)).toContain("*gate:* D7 → ∗BOLD∗ ˍitˍ ∼s∼ ˋcodeˋ");
+    expect(JSON.stringify(payload)).not.toMatch(/\*BOLD\*|_it_|~s~|`code`/);
+  });
+
   it("keeps a big message within the limits the look-alike checks", async () => {
     const outcome = await fakeTimeSender().send(notification(1, 40), channel, context());
     expect(outcome).toEqual({ status: "delivered", code: 200 });
@@ -123,36 +146,47 @@ describe("SlackSender against a Slack look-alike", () => {
     expect(slack.messages(PATH)).toHaveLength(3);
   });
 
-  it("keeps two workers together under the receiver's one-per-interval limit", async () => {
-    slack.enforceInterval(150);
-    const run = async (intervalMs: number, from: number) => {
-      const workers = [t.redis, new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 })].map(
-        (redis) => {
-          if (redis !== t.redis) connections.push(redis);
-          const sender = new SlackSender({
-            limiter: new DestinationLimiter(redis, keys),
-            intervalMs,
-          });
-          senders.push(sender);
-          return sender;
-        },
-      );
-      return Promise.all(
+  it("keeps two workers on one pace through Redis: one slot per interval between them", async () => {
+    // Two workers, each with its own Redis connection and limiter, send six messages to
+    // one webhook at the same (frozen) moment. Their sleeps are the slots they were given.
+    const run = async (prefixes: [string, string]) => {
+      const waits: number[] = [];
+      const workers = prefixes.map((prefix, i) => {
+        const redis = i === 0 ? t.redis : new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+        if (redis !== t.redis) connections.push(redis);
+        const sender = new SlackSender({
+          limiter: new DestinationLimiter(redis, redisKeys(prefix)),
+          intervalMs: 200,
+          outbound: LOOPBACK_OUTBOUND,
+          sleep: async (ms) => {
+            waits.push(ms);
+          },
+        });
+        senders.push(sender);
+        return sender;
+      });
+      const outcomes = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          (workers[i % 2] as SlackSender).send(notification(from + i), channel, context(Date.now)),
+          (workers[i % 2] as SlackSender).send(
+            notification(i),
+            channel,
+            context(() => T0),
+          ),
         ),
       );
+      expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill("delivered"));
+      return waits.sort((a, b) => a - b);
     };
-    const paced = await run(200, 0);
-    expect(paced.map((o) => o.status)).toEqual(Array(6).fill("delivered"));
-    const times = slack.requests(PATH).map((r) => r.receivedAt);
-    expect(times).toHaveLength(6);
-    for (let i = 1; i < times.length; i++) {
-      expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(150);
+    // Shared: the first goes at once, every other one interval after the one before.
+    expect(await run([t.prefix, t.prefix])).toEqual([200, 400, 600, 800, 1000]);
+    // Control: limiters that do not share the pace let the workers send side by side.
+    const apart: [string, string] = [`${t.prefix}-a`, `${t.prefix}-b`];
+    try {
+      expect(await run(apart)).toEqual([200, 200, 400, 400]);
+    } finally {
+      for (const prefix of apart) await deleteByPattern(t.redis, redisKeys(prefix).pattern);
     }
-    // Control: unpaced, the same workers trip the receiver's limit.
-    const unpaced = await run(1, 100);
-    expect(unpaced.some((o) => o.status === "retry" && o.reason === "rate_limited")).toBe(true);
+    expect(slack.messages(PATH)).toHaveLength(12);
   });
 
   it("on 429 honours Retry-After and pushes the webhook's slots back for every worker", async () => {

@@ -1,12 +1,6 @@
 import { type CloudEvent, HTTP } from "cloudevents";
 import { describe, expect, it } from "vitest";
-import {
-  alertEventType,
-  changeEventType,
-  eventSource,
-  webhookMessage,
-} from "../../src/deliver/webhook-message.js";
-import type { Change } from "../../src/diff/change.js";
+import { eventSource, webhookMessage } from "../../src/deliver/webhook-message.js";
 import { describeAlert } from "../../src/dispatch/alert-text.js";
 import { rule as plainRule } from "../dispatch/dispatch-builder.js";
 import {
@@ -176,6 +170,27 @@ describe("webhook message: CloudEvents", () => {
   });
 });
 
+describe("webhook message: sequence", () => {
+  it("carries the alert's sequence: a CloudEvents extension attribute, and a top-level field in JSON", () => {
+    const { channel, rule, alert } = gateAlert();
+    const sequenced = { ...alert, sequence: 1_795_700_000_123 };
+    const notification = notificationOf(sequenced, rule);
+    const message = webhookMessage(notification, channel, { rule, zone: ZONE });
+    const event = HTTP.toEvent({
+      headers: { "content-type": message.contentType },
+      body: message.body,
+    }) as CloudEvent<Record<string, unknown>>;
+    expect(event.validate()).toBe(true);
+    expect(Number(event.sequence)).toBe(1_795_700_000_123);
+    expect(Object.keys(JSON.parse(message.body))).toContain("sequence");
+    const json = webhookMessage(notification, webhookChannel(HOOK_URL, { format: "json" }), {
+      rule,
+      zone: ZONE,
+    });
+    expect(JSON.parse(json.body).sequence).toBe(1_795_700_000_123);
+  });
+});
+
 describe("webhook message: plain JSON", () => {
   it("is the CloudEvent's data with the id and type on top", () => {
     const { rule, notification } = gateAlert();
@@ -195,47 +210,30 @@ describe("webhook message: plain JSON", () => {
   });
 });
 
-describe("webhook event types", () => {
-  const stateChange = (code: string, action: "added" | "withdrawn"): Change =>
-    state(code, action, 1);
-
-  it("names each kind of change", () => {
-    expect(changeEventType(gate("D7", "D9", 1))).toBe("flight.gate.changed");
-    expect(changeEventType(gate(undefined, "D9", 1))).toBe("flight.gate.changed");
-    expect(changeEventType(time(0, 25, 1))).toBe("flight.time.changed");
-    expect(changeEventType({ kind: "belt", field: "baggageClaim", action: "assigned" })).toBe(
-      "flight.belt.changed",
+describe("webhook message: event type", () => {
+  it("types a state-replacing cancellation flight.cancelled in both formats and lists every change", () => {
+    const channel = webhookChannel(HOOK_URL);
+    const rule = webhookRule(channel);
+    // ["BRD"] → ["CNX"], as the upstream cancels: CNX added, BRD withdrawn.
+    const cancelled = state("CNX", "added", 2);
+    cancelled.old = ["BRD"];
+    cancelled.new = ["CNX"];
+    const boarding = state("BRD", "withdrawn", 2);
+    boarding.old = ["BRD"];
+    boarding.new = ["CNX"];
+    const alert = alertOf([boarding, cancelled]);
+    const notification = notificationOf(alert, rule);
+    const ce = JSON.parse(webhookMessage(notification, channel, { rule, zone: ZONE }).body);
+    const json = JSON.parse(
+      webhookMessage(notification, webhookChannel(HOOK_URL, { format: "json" }), {
+        rule,
+        zone: ZONE,
+      }).body,
     );
+    expect(ce.type).toBe("flight.cancelled");
+    expect(json.type).toBe("flight.cancelled");
     expect(
-      changeEventType({ kind: "aircraftType", field: "aircraftType", action: "changed" }),
-    ).toBe("flight.aircraft_type.changed");
-    expect(changeEventType({ kind: "serviceType", field: "serviceType", action: "changed" })).toBe(
-      "flight.service_type.changed",
-    );
-    expect(changeEventType({ kind: "flight", field: "flight", action: "added" })).toBe(
-      "flight.added",
-    );
-    expect(changeEventType({ kind: "flight", field: "flight", action: "removed" })).toBe(
-      "flight.removed",
-    );
-  });
-
-  it("gives cancellation and diversion their own types, but not their withdrawal", () => {
-    expect(changeEventType(stateChange("CNX", "added"))).toBe("flight.cancelled");
-    expect(changeEventType(stateChange("DIV", "added"))).toBe("flight.diverted");
-    expect(changeEventType(stateChange("CNX", "withdrawn"))).toBe("flight.state.changed");
-    expect(changeEventType(stateChange("DIV", "withdrawn"))).toBe("flight.state.changed");
-    expect(changeEventType(stateChange("BRD", "added"))).toBe("flight.state.changed");
-  });
-
-  it("uses the common type of an alert's changes, and flight.changed when they differ", () => {
-    expect(alertEventType([time(0, 25, 1), time(0, 40, 2, "expectedTimeBoarding")])).toBe(
-      "flight.time.changed",
-    );
-    expect(alertEventType([gate("D7", "D9", 1), time(0, 25, 1)])).toBe("flight.changed");
-    expect(alertEventType([stateChange("CNX", "added"), stateChange("BRD", "withdrawn")])).toBe(
-      "flight.changed",
-    );
-    expect(alertEventType([])).toBe("flight.changed");
+      ce.data.changes.map((c: { state: string; action: string }) => `${c.state} ${c.action}`),
+    ).toEqual(["BRD withdrawn", "CNX added"]);
   });
 });

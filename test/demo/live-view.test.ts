@@ -195,12 +195,16 @@ describe("LiveView", () => {
     }
   });
 
-  it("on a signal nobody else handles, gives the terminal back and raises the signal again", () => {
-    const { view, writes, proc } = setup();
+  it("on a signal, gives the terminal back and never raises the signal again: the owner stops the process", () => {
+    // Even with no other listener left (the owner's `once` listener runs, and is
+    // removed, before the view's): raising it again would kill the graceful stop.
+    const { view, writes, proc, timer } = setup();
     view.start();
     proc.emit("SIGINT", "SIGINT");
     expect(writes.at(-1)).toBe(LEAVE_SCREEN);
-    expect(proc.raised).toEqual([[4242, "SIGINT"]]);
+    expect(timer.stopped).toBe(true);
+    expect(proc.raised).toEqual([]);
+    expect(proc.listenerCount("SIGINT")).toBe(0);
   });
 
   it("on a signal the daemon handles, gives the terminal back and leaves the ending to the daemon", () => {
@@ -254,12 +258,15 @@ describe.concurrent("LiveView in a process of its own", () => {
     expect(screen.split(LEAVE_SCREEN)).toHaveLength(2);
   });
 
-  it("gives the terminal back on Ctrl-C, and the process still ends by the signal", async () => {
+  it("gives the terminal back on Ctrl-C, and its owner stops gracefully: 'stopped' on the main screen, exit 0", async () => {
     const run = runChild("wait");
     await run.started;
     run.child.kill("SIGINT");
-    expect(await run.exited).toBe("SIGINT");
-    expect(run.screen().startsWith(ENTER_SCREEN)).toBe(true);
-    expect(run.screen().endsWith(LEAVE_SCREEN)).toBe(true);
+    expect(await run.exited).toBe(0);
+    const screen = run.screen();
+    expect(screen.startsWith(ENTER_SCREEN)).toBe(true);
+    // The terminal is given back once, and the owner's stop speaks after it.
+    expect(screen.split(LEAVE_SCREEN)).toHaveLength(2);
+    expect(screen.endsWith(`${LEAVE_SCREEN}stopped\n`)).toBe(true);
   });
 });

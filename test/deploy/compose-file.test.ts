@@ -15,6 +15,7 @@ import { parse } from "yaml";
 import { API_BASE_PATH } from "../../src/api/contract.js";
 import { CONFIG_VARIABLE_NAMES } from "../../src/config/config-variables.js";
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, readDaemonConfig } from "../../src/config/daemon-config.js";
+import { readRuleVariables } from "../../src/config/rule-variables.js";
 import { loadRuleDir } from "../../src/rules/rule-loader.js";
 import { parseDuration } from "../../src/time/duration.js";
 import { spawnCli } from "../support/cli-process.js";
@@ -25,7 +26,7 @@ import {
   environmentOf,
   wordsOf,
 } from "./compose-schema.js";
-import { lastOf, parseDockerfile } from "./dockerfile-parser.js";
+import { envPairs, instructionsOf, lastOf, parseDockerfile } from "./dockerfile-parser.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const compose = composeFileSchema.parse(
@@ -96,7 +97,10 @@ describe("docker-compose.yml", () => {
     expect(config.email).toBeDefined();
     expect(config.http?.port).toBe(8080);
     expect(config.shutdownTimeoutMs).toBe(DEFAULT_SHUTDOWN_TIMEOUT_MS);
-    const load = await loadRuleDir(join(ROOT, "rules"), { env, zone: config.zone });
+    // No --vars-file in the container: the example rules' RULE_… values come from the
+    // environment, as the compose file passes them.
+    const vars = readRuleVariables(env);
+    const load = await loadRuleDir(join(ROOT, "rules"), { vars, zone: config.zone });
     expect(load.problems).toEqual([]);
     expect(load.rules.length).toBeGreaterThan(0);
   });
@@ -128,6 +132,17 @@ describe("docker-compose.yml", () => {
     for (const ports of [fw.ports, service("mailpit").ports, service("simulator").ports]) {
       for (const port of ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
     }
+  });
+
+  it("has flightwatch listen on every interface of its container, as the image does", () => {
+    const imageEnv = Object.fromEntries(instructionsOf(image, "ENV").flatMap((i) => envPairs(i)));
+    const env = containerEnv("flightwatch");
+    expect(env.HTTP_HOST).toBe("0.0.0.0");
+    expect(imageEnv.HTTP_HOST).toBe("0.0.0.0");
+    expect(readDaemonConfig({ ...imageEnv, ...env }).http?.host).toBe("0.0.0.0");
+    // Outside a container, the same variables without HTTP_HOST listen on loopback only.
+    const { HTTP_HOST: _, ...plain } = env;
+    expect(readDaemonConfig(plain).http?.host).toBe("127.0.0.1");
   });
 
   it("gives flightwatch longer to stop than its own graceful shutdown takes", () => {

@@ -16,7 +16,7 @@
 import { type ChildProcessByStdio, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { parseEnv } from "node:util";
@@ -25,7 +25,13 @@ import { freePort } from "../../src/daemon/private-redis.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 import { contextFiles } from "./build-context.js";
 import { DockerIgnore } from "./docker-ignore.js";
-import { instructionsOf, lastOf, parseDockerfile, type Stage } from "./dockerfile-parser.js";
+import {
+  envPairs,
+  instructionsOf,
+  lastOf,
+  parseDockerfile,
+  type Stage,
+} from "./dockerfile-parser.js";
 import {
   type ContainerProcess,
   containerProcess,
@@ -76,6 +82,9 @@ describe("Dockerfile shape", () => {
     expect(lastOf(stage, "HEALTHCHECK")?.args).toMatch(/^CMD /);
     expect(lastOf(stage, "EXPOSE")?.args).toBe("8080");
     expect(lastOf(stage, "ENV")?.args).toMatch(/\bHTTP_PORT=8080\b/);
+    // flightwatch listens on loopback by default; a container's probes come from outside.
+    const env = Object.fromEntries(instructionsOf(stage, "ENV").flatMap((i) => envPairs(i)));
+    expect(env.HTTP_HOST).toBe("0.0.0.0");
   });
 
   it("installs production dependencies only in the runtime stage, and builds nothing there", () => {
@@ -203,6 +212,7 @@ describe("Dockerfile replayed", () => {
         POLL_INTERVAL: "1s",
         // Bull Board and Hono are loaded only for the dashboard: they must be in the image too.
         DASHBOARD: "true",
+        DASHBOARD_TOKEN,
       };
       const daemon = start(containerProcess(image, imageCommand(image), env));
       try {
@@ -210,7 +220,10 @@ describe("Dockerfile replayed", () => {
         const check = await runToEnd(containerProcess(image, image.healthcheck!.command, env));
         expect(check.code, check.output).toBe(0);
         await waitFor(async () => (await status(port, "/readyz")) === 200, 30_000, daemon);
-        expect(await status(port, "/queues/")).toBe(200);
+        expect(await status(port, "/queues/")).toBe(401);
+        expect(await status(port, "/queues/", "127.0.0.1", DASHBOARD_TOKEN)).toBe(200);
+        // The image's HTTP_HOST: every interface, not loopback alone.
+        if (EXTERNAL !== undefined) expect(await status(port, "/healthz", EXTERNAL)).toBe(200);
         daemon.child.kill("SIGTERM");
         const code = await within(daemon.exited, 20_000).catch((err: Error) => {
           throw new Error(`${err.message} after SIGTERM:\n${tail(daemon)}`);
@@ -284,9 +297,22 @@ async function runToEnd(
   return { code, output: started.stdout() + started.stderr() };
 }
 
-async function status(port: number, path: string): Promise<number | undefined> {
+/** An IPv4 address of this machine other than loopback, if it has one. */
+const EXTERNAL = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address;
+
+const DASHBOARD_TOKEN = "image-dashboard-token-3f9a";
+
+async function status(
+  port: number,
+  path: string,
+  host = "127.0.0.1",
+  token?: string,
+): Promise<number | undefined> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    const res = await fetch(`http://${host}:${port}${path}`, {
+      ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
       signal: AbortSignal.timeout(2000),
     });
     await res.arrayBuffer();

@@ -12,8 +12,10 @@ describe("detectorSettingsFromEnv", () => {
     expect(DEFAULT_DETECTOR_SETTINGS).toMatchObject({
       intervalMs: 30_000,
       overlapMs: 60_000,
-      reconcileEveryMs: 900_000,
+      overlapMinMs: 1_000,
+      reconcileEveryMs: 3_600_000,
       horizon: { past: 1, future: 2 },
+      pollTimeoutMs: 300_000,
     });
   });
 
@@ -22,21 +24,25 @@ describe("detectorSettingsFromEnv", () => {
       {
         POLL_INTERVAL: "2s",
         POLL_OVERLAP: "90s",
+        POLL_OVERLAP_MIN: "5s",
         RECONCILE_INTERVAL: "0",
         HORIZON_PAST_DAYS: "0",
         HORIZON_FUTURE_DAYS: "5",
         SNAPSHOT_TTL: "1d",
         OUTBOX_RETENTION: "2h",
+        POLL_TIMEOUT: "90s",
       },
       { POLL_INTERVAL: "500ms" },
     );
     expect(settings).toMatchObject({
       intervalMs: 500,
       overlapMs: 90_000,
+      overlapMinMs: 5_000,
       reconcileEveryMs: 0,
       horizon: { past: 0, future: 5 },
       snapshotTtlMs: 86_400_000,
       outboxRetentionMs: 7_200_000,
+      pollTimeoutMs: 90_000,
     });
   });
 
@@ -44,9 +50,13 @@ describe("detectorSettingsFromEnv", () => {
     ["POLL_INTERVAL", "soon"],
     ["POLL_INTERVAL", "50ms"],
     ["POLL_OVERLAP", "-1s"],
+    ["POLL_OVERLAP_MIN", "2"],
     ["RECONCILE_INTERVAL", "15 minutes"],
     ["HORIZON_FUTURE_DAYS", "two"],
     ["OUTBOX_RETENTION", "1s"],
+    ["POLL_TIMEOUT", "300"],
+    ["POLL_TIMEOUT", "500ms"],
+    ["POLL_TIMEOUT", "forever"],
   ])("names %s when it is %j", (name, value) => {
     expect(() => detectorSettingsFromEnv({ [name]: value })).toThrowError(configError(name));
   });

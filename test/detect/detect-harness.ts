@@ -3,15 +3,9 @@
  * prefix of its own. The simulator runs on a ManualClock and does not evolve unless
  * asked, so each test scripts exactly the changes it expects to see.
  */
+import { afterEach } from "vitest";
 import type { FlightApiClientOptions } from "../../src/api/client-options.js";
-import type { Collection } from "../../src/api/contract.js";
-import {
-  type CallOptions,
-  FlightApiClient,
-  type WalkQuery,
-} from "../../src/api/flight-api-client.js";
-import type { Page } from "../../src/api/paged-walk.js";
-import type { CollectionItems } from "../../src/api/response-body.js";
+import type { FlightApiClient } from "../../src/api/flight-api-client.js";
 import type { Flight } from "../../src/api/types.js";
 import { Detector, type DetectorSettings } from "../../src/detect/detector.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
@@ -22,13 +16,13 @@ import { DetectionStore } from "../../src/store/detection-store.js";
 import { readOutboxEvents } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
+import { type FlightsPageHook, TappedClient } from "../support/tapped-client.js";
 
 export const ZONE = "Europe/Amsterdam";
 /** 2026-11-21 10:00 local. */
 export const START_MS = Date.parse("2026-11-21T09:00:00Z");
 
-/** Hears each page of a `/flights` walk once it has been consumed, before the next request. */
-export type FlightsPageHook = (page: Page<Flight>) => void;
+export type { FlightsPageHook };
 
 export interface DetectHarnessOptions {
   /** Simulated time at start (default START_MS). */
@@ -68,34 +62,6 @@ export interface DetectHarness {
    */
   onFlightsPage(hook?: FlightsPageHook): void;
   close(): Promise<void>;
-}
-
-/**
- * A client whose `/flights` walks call a hook after each page is consumed (also
- * when the reader abandons the walk there), so the upstream can change between
- * one page response and the next request, as it does for a real poller.
- */
-class TappedClient extends FlightApiClient {
-  readonly #hook: () => FlightsPageHook | undefined;
-
-  constructor(options: FlightApiClientOptions, hook: () => FlightsPageHook | undefined) {
-    super(options);
-    this.#hook = hook;
-  }
-
-  override async *pages<C extends Collection>(
-    collection: C,
-    query?: WalkQuery<C>,
-    options?: CallOptions,
-  ): AsyncGenerator<Page<CollectionItems[C]>, void, undefined> {
-    for await (const page of super.pages(collection, query, options)) {
-      try {
-        yield page;
-      } finally {
-        if (collection === "flights") this.#hook()?.(page as Page<Flight>);
-      }
-    }
-  }
 }
 
 export async function detectHarness(options: DetectHarnessOptions = {}): Promise<DetectHarness> {
@@ -196,5 +162,24 @@ export async function detectHarness(options: DetectHarnessOptions = {}): Promise
       await sim.close();
       await redis.cleanup();
     },
+  };
+}
+
+/**
+ * A `harness(options)` for a test file: each harness it starts (labelled `label`
+ * unless the options say otherwise) is closed after the test that started it.
+ */
+export function harnessesClosedAfterEach(
+  label: string,
+): (options?: DetectHarnessOptions) => Promise<DetectHarness> {
+  let open: DetectHarness[] = [];
+  afterEach(async () => {
+    for (const h of open) await h.close();
+    open = [];
+  });
+  return async (options = {}) => {
+    const h = await detectHarness({ label, ...options });
+    open.push(h);
+    return h;
   };
 }

@@ -4,26 +4,16 @@
  * catching up after downtime, backoff, two detectors at once, and the horizon
  * moving onto a new date. Every scenario is scripted on a ManualClock.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Flight } from "../../src/api/types.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
-import { type DetectHarness, type DetectHarnessOptions, detectHarness } from "./detect-harness.js";
+import { type DetectHarness, harnessesClosedAfterEach } from "./detect-harness.js";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-let harnesses: DetectHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses) await h.close();
-  harnesses = [];
-});
-
-async function harness(options: DetectHarnessOptions = {}): Promise<DetectHarness> {
-  const h = await detectHarness({ label: "modes", ...options });
-  harnesses.push(h);
-  return h;
-}
+const harness = harnessesClosedAfterEach("modes");
 
 function setGate(h: DetectHarness, flight: Flight, gate: string): string {
   h.sim.simulator.apply({ kind: "update", target: { id: flight.id as string }, patch: { gate } });
@@ -68,18 +58,25 @@ describe("stamp lag and the overlap", () => {
     return { a, b };
   }
 
-  it("a change stamped 20 s in the past is found incrementally with a 60 s overlap", async () => {
-    const h = await harness({ settings: { overlapMs: 60 * SECOND, reconcileEveryMs: 0 } });
+  it("a change stamped 20 s in the past is found incrementally when the overlap's floor covers it", async () => {
+    const h = await harness({
+      settings: { overlapMs: 60 * SECOND, overlapMinMs: 60 * SECOND, reconcileEveryMs: 0 },
+    });
     const { b } = await laggedChange(h);
     const poll = await h.detector.poll();
-    expect(poll.mode).toBe("incremental");
+    expect(poll).toMatchObject({ mode: "incremental", overlapMs: 60 * SECOND });
     expect(lines(poll.events)).toEqual([`${b.id} gate changed ${b.gate}→B1`]);
+    // The previous poll had covered up to 15 s after the change's stamp, and did not
+    // see it: the lag is at least that.
+    expect(poll.lagSeenMs).toBe(15 * SECOND);
   });
 
-  it("with a 10 s overlap incremental polls miss it; the next reconciliation finds it once, with the event id the incremental poll gives", async () => {
+  it("a lag beyond the overlap: the next reconciliation finds the change (the id an incremental poll gives) and measures the lag; later lagged changes are found incrementally", async () => {
     const settings = { reconcileEveryMs: 5 * MINUTE };
-    const wide = await harness({ settings: { ...settings, overlapMs: 60 * SECOND } });
-    const narrow = await harness({ settings: { ...settings, overlapMs: 10 * SECOND } });
+    const wide = await harness({
+      settings: { ...settings, overlapMs: 60 * SECOND, overlapMinMs: 60 * SECOND },
+    });
+    const narrow = await harness({ settings });
     await laggedChange(wide);
     const { a, b } = await laggedChange(narrow);
 
@@ -88,7 +85,8 @@ describe("stamp lag and the overlap", () => {
     expect(seen.events).toHaveLength(1);
     for (let i = 0; i < 3; i++) {
       const missed = await narrow.detector.poll();
-      expect(missed).toMatchObject({ mode: "incremental", events: [] });
+      // Nothing lagging was seen yet: the overlap is the floor.
+      expect(missed).toMatchObject({ mode: "incremental", events: [], overlapMs: 2 * SECOND });
       narrow.clock.advance(30 * SECOND);
     }
 
@@ -96,13 +94,61 @@ describe("stamp lag and the overlap", () => {
     const reconcile = await narrow.detector.poll();
     expect(reconcile.mode).toBe("reconcile");
     expect(reconcile.events).toEqual(seen.events);
+    // The change was stamped 20 s before it was visible; the last poll before the
+    // reconciliation had covered up to 81 s after its stamp without seeing it, so
+    // that is the lag this poll can tell (a bound from above: the overlap's cap
+    // keeps it from costing more than POLL_OVERLAP).
+    expect(reconcile.lagSeenMs).toBe(81 * SECOND);
+    expect(reconcile.stampLagMs).toBe(reconcile.lagSeenMs);
+    expect(reconcile).toMatchObject({ nextOverlapMs: 60 * SECOND, overlapAtMax: true });
+
+    // The overlap now reaches back past the lag (at most POLL_OVERLAP): the next
+    // lagged change is found by the first poll that can see it.
+    const [c] = narrow.operatingFlights(
+      (f) => departuresWithGate(f) && f.id !== a.id && f.id !== b.id,
+    );
+    narrow.clock.advance(5 * SECOND);
+    setGate(narrow, c as Flight, "C1");
+    narrow.clock.advance(SECOND);
+    const found = await narrow.detector.poll();
+    expect(found).toMatchObject({ mode: "incremental", overlapMs: 60 * SECOND });
+    expect(lines(found.events)).toEqual([`${c?.id} gate changed ${c?.gate}→C1`]);
 
     narrow.clock.advance(5 * MINUTE);
     const again = await narrow.detector.poll();
     expect(again).toMatchObject({ mode: "reconcile", events: [] });
     expect(lines(await narrow.outbox())).toEqual(
-      [`${a.id} gate changed ${a.gate}→A1`, `${b.id} gate changed ${b.gate}→B1`].sort(),
+      [
+        `${a.id} gate changed ${a.gate}→A1`,
+        `${b.id} gate changed ${b.gate}→B1`,
+        `${c?.id} gate changed ${c?.gate}→C1`,
+      ].sort(),
     );
+  });
+
+  it("a lag seen by an incremental read widens the overlap beyond it, and an idle poll then still reads one page", async () => {
+    const h = await harness({ settings: { reconcileEveryMs: 0 } });
+    const [a, b] = h.operatingFlights(departuresWithGate) as [Flight, Flight];
+    await h.detector.poll();
+    h.clock.advance(5 * SECOND);
+    const idle = await h.detector.poll();
+    expect(idle).toMatchObject({ mode: "incremental", requests: 1, overlapMs: 2 * SECOND });
+    expect(idle.lagSeenMs).toBeUndefined();
+    // Stamps 1.5 s behind the clock: inside the 2 s floor, so seen, and measured.
+    h.sim.faults.update({ stampLagMs: 1_500 });
+    h.clock.advance(SECOND);
+    setGate(h, a, "A7");
+    const seen = await h.detector.poll();
+    expect(lines(seen.events)).toEqual([`${a.id} gate changed ${a.gate}→A7`]);
+    expect(seen.lagSeenMs).toBe(500);
+    h.clock.advance(SECOND);
+    setGate(h, b, "B7");
+    const next = await h.detector.poll();
+    // 0.5 s × 1.5 + 1 s, rounded up to whole seconds, under the 2 s floor still.
+    expect(next).toMatchObject({ overlapMs: 2 * SECOND, stampLagMs: 500 });
+    expect(lines(next.events)).toEqual([`${b.id} gate changed ${b.gate}→B7`]);
+    h.clock.advance(SECOND);
+    expect(await h.detector.poll()).toMatchObject({ requests: 1, events: [] });
   });
 });
 
@@ -136,7 +182,9 @@ describe("reconciliation", () => {
 
   it("finds a change stamped beyond the overlap, with the event id an incremental poll gives it", async () => {
     // Twins: the same script, one with an overlap long enough to see the change.
-    const wide = await harness({ settings: { overlapMs: 2 * HOUR, reconcileEveryMs: 5 * MINUTE } });
+    const wide = await harness({
+      settings: { overlapMs: 2 * HOUR, overlapMinMs: 2 * HOUR, reconcileEveryMs: 5 * MINUTE },
+    });
     const narrow = await harness({ settings: { reconcileEveryMs: 5 * MINUTE } });
     const results: ChangeEvent[][] = [];
     for (const h of [wide, narrow]) {

@@ -6,7 +6,7 @@
  * Every scenario is scripted on a ManualClock; page hooks change the upstream
  * between one page response and the next request.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FlightApiClient } from "../../src/api/flight-api-client.js";
 import type { FlightsQuery } from "../../src/api/query-params.js";
 import type { Flight } from "../../src/api/types.js";
@@ -21,9 +21,8 @@ import type { ChangeEvent } from "../../src/diff/change.js";
 import { ErrorCode, FlightwatchError } from "../../src/errors.js";
 import {
   type DetectHarness,
-  type DetectHarnessOptions,
-  detectHarness,
   type FlightsPageHook,
+  harnessesClosedAfterEach,
   ZONE,
 } from "./detect-harness.js";
 
@@ -31,17 +30,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const DAY = 86_400_000;
 
-let harnesses: DetectHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses) await h.close();
-  harnesses = [];
-});
-
-async function harness(options: DetectHarnessOptions = {}): Promise<DetectHarness> {
-  const h = await detectHarness({ label: "hazard", ...options });
-  harnesses.push(h);
-  return h;
-}
+const harness = harnessesClosedAfterEach("hazard");
 
 /** Sets the gate of a flight (and its codeshares) now; returns the new gate. */
 function setGate(h: DetectHarness, flight: Flight, gate: string): string {

@@ -142,6 +142,61 @@ describe("toChangeEvent", () => {
     }
   });
 
+  it("keeps the keys and their order for every shape of change, with and without current fields", () => {
+    const current = { gate: "D9", states: ["SCH"] };
+    const changes: Change[] = [
+      { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9" },
+      { kind: "gate", field: "gate", action: "assigned", new: "D9" },
+      { kind: "state", field: "publicFlightState", action: "added", state: "DEL", new: ["DEL"] },
+      {
+        kind: "state",
+        field: "publicFlightState",
+        action: "withdrawn",
+        state: "SCH",
+        new: ["DEL"],
+        old: ["SCH"],
+      },
+      {
+        kind: "time",
+        field: "expectedTimeBoarding",
+        action: "changed",
+        new: "2026-11-21T11:25:00.000+01:00",
+        old: "2026-11-21T11:00:00.000+01:00",
+        shiftMinutes: 25,
+      },
+      {
+        kind: "time",
+        field: "expectedTimeBoarding",
+        action: "assigned",
+        new: "2026-11-21T11:25:00.000+01:00",
+        delayMinutes: 5,
+      },
+      { kind: "flight", field: "flight", action: "added" },
+      // Not shapes the differ makes: other key orders, an undefined value, extra keys.
+      { field: "gate", kind: "gate", action: "changed", old: "D7", new: "D9" },
+      { kind: "gate", field: "gate", action: "changed", new: "D9", old: "D7" },
+      { kind: "gate", field: "gate", action: "changed", old: undefined, new: "D9" },
+      { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9", extra: 1 } as Change,
+      Object.assign(Object.create({ inherited: true }) as Change, {
+        kind: "gate",
+        field: "gate",
+        action: "changed",
+        old: "D7",
+        new: "D9",
+      }),
+    ];
+    for (const change of changes) {
+      const plain = toChangeEvent(change, flight, V);
+      const plainSpread = { id: plain.id, ...change, flight, version: V };
+      expect(plain).toStrictEqual(plainSpread);
+      expect(Object.keys(plain)).toEqual(Object.keys(plainSpread));
+      const withCurrent = toChangeEvent(change, flight, V, current);
+      const spread = { id: plain.id, ...change, flight, version: V, current };
+      expect(withCurrent).toStrictEqual(spread);
+      expect(Object.keys(withCurrent)).toEqual(Object.keys(spread));
+    }
+  });
+
   it("leaves the change as it was", () => {
     const change: Change = { kind: "gate", field: "gate", action: "assigned", new: "D9" };
     toChangeEvent(change, flight, V);

@@ -113,17 +113,20 @@ describe("diffFlight: semantic changes", () => {
     ]);
   });
 
+  /** Every other reported field of `departure()` moved to a new value. */
+  const otherFieldsChanged: Partial<Flight> = {
+    baggageClaim: { belts: ["14"] },
+    codeshares: { codeshares: ["DL9341"] },
+    route: { destinations: ["LHR", "DUB"] },
+    aircraftType: { iataMain: "320", iataSub: "32A" },
+    aircraftRegistration: "PHEXA",
+    terminal: 3,
+    pier: "E",
+    serviceType: "C",
+  };
+
   it("reports belts, codeshares, route, aircraft, registration, terminal, pier, service type", () => {
-    const later = departure({
-      baggageClaim: { belts: ["14"] },
-      codeshares: { codeshares: ["DL9341"] },
-      route: { destinations: ["LHR", "DUB"] },
-      aircraftType: { iataMain: "320", iataSub: "32A" },
-      aircraftRegistration: "PHEXA",
-      terminal: 3,
-      pier: "E",
-      serviceType: "C",
-    });
+    const later = departure(otherFieldsChanged);
     const kinds = changesBetween(departure(), later).map((c) => c.kind);
     expect(kinds.sort()).toEqual(
       [
@@ -157,6 +160,96 @@ describe("diffFlight: semantic changes", () => {
       action: "changed",
       old: { rows: ["12"], desks: [1, 2], opens: T0 - 180 * 60_000 },
       new: { rows: ["14"], desks: [5], opens: T0 - 150 * 60_000 },
+    });
+  });
+
+  /** A check-in allocation of row 12, desks 1–2, opening and closing at these minutes. */
+  const checkin = (opens: number, closes: number): Flight["checkinAllocations"] => ({
+    checkinAllocations: [
+      {
+        startTime: at(opens),
+        endTime: at(closes),
+        rows: { rows: [{ position: "12", desks: { desks: [{ position: 1 }, { position: 2 }] } }] },
+      },
+    ],
+  });
+
+  it("reports a check-in allocation that appears for the first time as assigned", () => {
+    const before = departure({ checkinAllocations: undefined });
+    expect(changesBetween(before, departure({ lastUpdatedAt: at(-30) }))).toEqual([
+      {
+        kind: "checkin",
+        field: "checkinAllocations",
+        action: "assigned",
+        new: { rows: ["12"], desks: [1, 2], opens: T0 - 180 * 60_000, closes: T0 - 40 * 60_000 },
+      },
+    ]);
+  });
+
+  it("reports a check-in that only opens earlier, or only closes later", () => {
+    const opensEarlier = changesBetween(
+      departure({ checkinAllocations: checkin(-180, -40) }),
+      departure({ checkinAllocations: checkin(-200, -40) }),
+    );
+    expect(opensEarlier).toMatchObject([
+      {
+        kind: "checkin",
+        field: "checkinAllocations",
+        action: "changed",
+        old: { opens: T0 - 180 * 60_000, closes: T0 - 40 * 60_000 },
+        new: { opens: T0 - 200 * 60_000, closes: T0 - 40 * 60_000 },
+      },
+    ]);
+    const closesLater = changesBetween(
+      departure({ checkinAllocations: checkin(-180, -40) }),
+      departure({ checkinAllocations: checkin(-180, -35) }),
+    );
+    expect(closesLater).toMatchObject([
+      {
+        kind: "checkin",
+        old: { closes: T0 - 40 * 60_000 },
+        new: { closes: T0 - 35 * 60_000 },
+      },
+    ]);
+  });
+
+  it("reports only what changed in a state list: SCH kept, DEL added", () => {
+    const changes = changesBetween(
+      departure(),
+      departure({ publicFlightState: { flightStates: ["SCH", "DEL"] } }),
+    );
+    expect(changes).toEqual([
+      {
+        kind: "state",
+        field: "publicFlightState",
+        action: "added",
+        state: "DEL",
+        old: ["SCH"],
+        new: ["DEL", "SCH"],
+      },
+    ]);
+  });
+
+  it("names the upstream field of every change it reports", () => {
+    const later = departure({
+      ...otherFieldsChanged,
+      gate: "D9",
+      checkinAllocations: checkin(-170, -40),
+    });
+    const fields = Object.fromEntries(
+      changesBetween(departure(), later).map((c) => [c.kind, c.field]),
+    );
+    expect(fields).toEqual({
+      gate: "gate",
+      belt: "baggageClaim",
+      codeshares: "codeshares",
+      route: "route",
+      aircraftType: "aircraftType",
+      registration: "aircraftRegistration",
+      terminal: "terminal",
+      pier: "pier",
+      serviceType: "serviceType",
+      checkin: "checkinAllocations",
     });
   });
 
@@ -206,6 +299,52 @@ describe("diffFlight: semantic changes", () => {
     );
     expect(result).toMatchObject({ stale: true, changes: [] });
     expect(result.snapshot).toBe(newer);
+  });
+});
+
+describe("diffFlight: what the snapshot keeps", () => {
+  /** The codeshare record AF8123 of KL1234, alone (its operating record not in the read). */
+  const codeshareOnly = (overrides: Partial<Flight> = {}): Flight =>
+    departure({
+      id: "223456789012345678",
+      flightName: "AF8123",
+      mainFlight: "KL1234",
+      codeshares: undefined,
+      lastUpdatedAt: at(-30),
+      ...overrides,
+    });
+
+  it("adds a flight number seen later (a codeshare record alone) to the numbers it is known by", () => {
+    const before = snapshotOf(departure({ codeshares: { codeshares: ["DL9341"] } }));
+    expect(before.flightNames).toEqual(["KL1234", "DL9341"]);
+    const { snapshot } = diffFlight(before, observe(codeshareOnly()), ZONE);
+    expect([...snapshot.flightNames].sort()).toEqual(["AF8123", "DL9341", "KL1234"]);
+  });
+
+  it("keeps the operating record's identity through a codeshare-only sighting", () => {
+    const before = snapshotOf(departure());
+    const { snapshot } = diffFlight(before, observe(codeshareOnly({ gate: "D9" })), ZONE);
+    expect(snapshot).toMatchObject({
+      key: before.key,
+      id: "123456789012345678",
+      mainFlight: "KL1234",
+      direction: "D",
+      scheduleDate: "2026-11-21",
+      scheduled: before.scheduled,
+    });
+    expect(snapshot.fields.gate).toBe("D9");
+  });
+
+  it("diffs records without a lastUpdatedAt (version 0), and keeps the newest version it knew", () => {
+    const before = snapshotOf(departure());
+    const unstamped = observe(departure({ gate: "D9", lastUpdatedAt: undefined }));
+    expect(unstamped.version).toBe(0);
+    const result = diffFlight(before, unstamped, ZONE);
+    expect(result.stale).toBe(false);
+    expect(result.changes).toEqual([
+      { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9" },
+    ]);
+    expect(result.snapshot.version).toBe(before.version);
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sortStrings } from "../../src/diff/sort-strings.js";
+import { sortFirst, sortStrings } from "../../src/diff/sort-strings.js";
 
 describe("sortStrings", () => {
   it("orders strings as Array.prototype.sort() does, in place, at any length (property)", () => {
@@ -27,5 +27,23 @@ describe("sortStrings", () => {
       "\u{1F600}",
       "\uFFFF",
     ]);
+  });
+
+  it("sortFirst sorts only the first n entries, as sortStrings sorts them (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom("KL1", "KL10", "kl1", "", "É", "e"), fc.string()), {
+          maxLength: 80,
+        }),
+        fc.nat(80),
+        (values, k) => {
+          const n = Math.min(k, values.length);
+          const copy = values.slice();
+          sortFirst(copy, n);
+          expect(copy.slice(0, n)).toEqual(sortStrings(values.slice(0, n)));
+          expect(copy.slice(n)).toEqual(values.slice(n));
+        },
+      ),
+    );
   });
 });

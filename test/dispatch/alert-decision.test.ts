@@ -401,3 +401,41 @@ describe("alert ids", () => {
     expect(decide()).toBe(decide());
   });
 });
+
+describe("sequence", () => {
+  it("is the version of the newest observation the alert reflects", () => {
+    const d = new Driver(rule({ groupWaitMs: MINUTE }));
+    d.admit(T0, [gate("D1", "D2", 1_000)]);
+    d.admit(T0 + 1_000, [time(0, 20, 2_000)]);
+    const [alert] = d.flush(T0 + MINUTE);
+    expect(alert?.sequence).toBe(2_000);
+    d.admit(T0 + 2 * MINUTE, [gate("D2", "D3", 5_000)]);
+    const [next] = d.flush(T0 + 3 * MINUTE);
+    expect(next?.sequence).toBe(5_000);
+  });
+
+  it("always rises from one alert of the rule about the flight to the next, even from one observation", () => {
+    // A group and a change held back by a flap correction, released from the same
+    // observation: the second alert still orders after the first.
+    const d = new Driver(rule({ flapping: { windowMs: 10 * MINUTE, action: "correct" } }));
+    const sequences: number[] = [];
+    for (const [i, e] of [
+      gate("D1", "D2", 7_000),
+      gate("D2", "D1", 7_000),
+      gate("D1", "D3", 7_000),
+    ].entries()) {
+      for (const alert of d.admit(T0 + i * MINUTE, [e])) sequences.push(alert.sequence ?? 0);
+      while (d.dueAt !== undefined && d.dueAt <= T0 + (i + 1) * MINUTE) {
+        for (const alert of d.flush(d.dueAt)) sequences.push(alert.sequence ?? 0);
+      }
+    }
+    while (d.dueAt !== undefined) {
+      for (const alert of d.flush(d.dueAt)) sequences.push(alert.sequence ?? 0);
+    }
+    expect(sequences.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < sequences.length; i++) {
+      expect(sequences[i]).toBeGreaterThan(sequences[i - 1] as number);
+    }
+    expect(sequences[0]).toBe(7_000);
+  });
+});

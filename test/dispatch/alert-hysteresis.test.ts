@@ -125,7 +125,7 @@ describe("hysteresis (shift_at_least)", () => {
 /** A rule with one change selector written as in docs/rules.md, read by the real loader. */
 function ruleWith(selector: string): Rule {
   const text = `rules:\n  - id: r1\n    changes:\n      - ${selector}\n    channels: [{ type: console }]\n`;
-  const load = parseRuleFile(text, "rules/test.yaml", { env: {}, zone: ZONE });
+  const load = parseRuleFile(text, "rules/test.yaml", { vars: { values: {} }, zone: ZONE });
   expect(load.problems).toEqual([]);
   return load.rules[0] as Rule;
 }

@@ -29,6 +29,32 @@ describe("alert templates", () => {
     );
   });
 
+  it("names the flight by the number the rule knows it by (a codeshare on a ticket)", () => {
+    const r = rule("anna", { flights: { flights: ["DL9341"] } });
+    expect(renderTemplate("{flight}|{flights}|{summary}", alert, r, ZONE)).toBe(
+      "DL9341|DL9341, KL1001|DL9341 (KL1001) to WAW, departs Sat 21 Nov 10:25: gate D7 → D9",
+    );
+    // A rule that names no number (ops, integrations) keeps the operating number first.
+    const ops = rule("ops", { flights: { piers: ["D"] } });
+    expect(renderTemplate("{flight}|{flights}", alert, ops, ZONE)).toBe("KL1001|KL1001, DL9341");
+  });
+
+  it("words changes as of the alert: the gate of a boarding call, a cancelled flight", () => {
+    const boarding = alertOf({
+      current: { route: ["WAW"], gate: "D9", states: ["CNX"] },
+      changes: [
+        { kind: "state", field: "publicFlightState", action: "added", state: "BRD", eventIds: [] },
+        { kind: "state", field: "publicFlightState", action: "added", state: "CNX", eventIds: [] },
+      ],
+    });
+    expect(renderTemplate("{changes}", boarding, rule("anna"), ZONE)).toBe(
+      "now boarding at gate D9; now cancelled",
+    );
+    expect(renderTemplate("{summary}", boarding, rule("anna"), ZONE)).toContain(
+      "to WAW, was to depart Sat 21 Nov 10:25: ",
+    );
+  });
+
   it("renders a repeated placeholder alike and Object's own names as unknown", () => {
     expect(
       renderTemplate("{changes}|{ changes }|{constructor}|{toString}", alert, rule("anna"), ZONE),

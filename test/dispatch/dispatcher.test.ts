@@ -176,6 +176,10 @@ describe("Dispatcher on a real Redis", () => {
   describe("catching up after downtime (a dispatcher that polls)", () => {
     /** The poll status a restarted daemon finds, as the poller keeps it in Redis. */
     let status: PollStatus;
+    /** A poll attempt the poller records (the status's attempt counter moves on). */
+    const polled = (fields: Omit<PollStatus, "attempts">) => {
+      status = { ...fields, attempts: (status?.attempts ?? 0) + 1 };
+    };
     const restarted = () =>
       new Dispatcher({
         consumer,
@@ -187,7 +191,7 @@ describe("Dispatcher on a real Redis", () => {
 
     it("keeps a group that fell due while down open for the changes found meanwhile: D1 → D3, never D2", async () => {
       build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
-      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      polled({ lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 });
       await commit([gate("D1", "D2", 1)]);
       expect(await dispatcher.step()).toEqual([]);
       // Stopped for ten minutes; the gate moved on to D3 meanwhile.
@@ -196,7 +200,7 @@ describe("Dispatcher on a real Redis", () => {
       const alerts = [...(await back.step())];
       // The first poll since the start finds D3.
       await commit([gate("D2", "D3", 2)]);
-      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      polled({ lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 });
       now += 500;
       alerts.push(...(await back.step()), ...(await back.step()));
       expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D1", "D3"]]]);
@@ -209,14 +213,14 @@ describe("Dispatcher on a real Redis", () => {
     });
 
     it("sends each change of a rule without group_wait on its own, even while catching up", async () => {
-      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      polled({ lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 });
       // Committed before a kill, never decided: the restarted dispatcher finds it pending.
       await commit([gate("D1", "D2", 1)]);
       now += 60_000;
       const back = restarted();
       const alerts = [...(await back.step())];
       await commit([gate("D2", "D3", 2)]);
-      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      polled({ lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 });
       alerts.push(...(await back.step()), ...(await back.step()));
       expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([
         [["D1", "D2"]],
@@ -226,13 +230,13 @@ describe("Dispatcher on a real Redis", () => {
 
     it("sends what it knows once a poll since the start has failed (the upstream is down)", async () => {
       build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
-      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      polled({ lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 });
       await commit([gate("D1", "D2", 1)]);
       expect(await dispatcher.step()).toEqual([]);
       now += 10 * 60_000;
       const back = restarted();
       expect(await back.step()).toEqual([]);
-      status = { ...status, lastAttemptAt: now + 100, failures: 1 };
+      polled({ ...status, lastAttemptAt: now + 100, failures: 1 });
       now += 500;
       const alerts = await back.step();
       expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D1", "D2"]]]);
@@ -260,7 +264,7 @@ describe("Dispatcher on a real Redis", () => {
 
     it("a restart during the catch-up catches up from the same point (killed after the first poll back)", async () => {
       build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
-      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      polled({ lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 });
       await commit([gate("D1", "D2", 1)]);
       expect(await dispatcher.step()).toEqual([]);
       now += 10 * 60_000;
@@ -268,12 +272,12 @@ describe("Dispatcher on a real Redis", () => {
       const alerts = [...(await first.dispatcher.step())];
       // The first poll back commits D3; the process is killed before dispatching it.
       await commit([gate("D2", "D3", 2)]);
-      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      polled({ lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 });
       now += 5_000;
       const again = daemon();
       alerts.push(...(await again.dispatcher.step()), ...(await again.dispatcher.step()));
       expect(alerts).toEqual([]);
-      status = { lastAttemptAt: now + 100, lastSuccessAt: now + 100, failures: 0 };
+      polled({ lastAttemptAt: now + 100, lastSuccessAt: now + 100, failures: 0 });
       now += 10_000;
       alerts.push(...(await again.dispatcher.step()), ...(await again.dispatcher.step()));
       expect(moves(alerts)).toEqual([["D1→D3"]]);
@@ -283,7 +287,7 @@ describe("Dispatcher on a real Redis", () => {
 
     it("ends only when the whole dispatch group has taken the poll's entries (two dispatchers)", async () => {
       build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
-      status = { lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 };
+      polled({ lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 });
       await commit([gate("D1", "D2", 1)]);
       expect(await dispatcher.step()).toEqual([]);
       now += 10 * 60_000;
@@ -291,7 +295,7 @@ describe("Dispatcher on a real Redis", () => {
       const two = daemon("c2");
       const alerts = [...(await one.dispatcher.step()), ...(await two.dispatcher.step())];
       await commit([gate("D2", "D3", 2)]);
-      status = { lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 };
+      polled({ lastAttemptAt: now + 300, lastSuccessAt: now + 300, failures: 0 });
       now += 1_000;
       // The second has read the poll's entry and is still deciding it.
       const taken = await two.consumer.read();
@@ -304,12 +308,31 @@ describe("Dispatcher on a real Redis", () => {
       expect(moves(alerts)).toEqual([["D1→D3"]]);
     });
 
+    it("ends after two polls since the start when the clock was stepped back meanwhile", async () => {
+      build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
+      polled({ lastAttemptAt: now - 500, lastSuccessAt: now - 500, failures: 0 });
+      await commit([gate("D1", "D2", 1)]);
+      expect(await dispatcher.step()).toEqual([]);
+      now += 10 * 60_000;
+      const back = restarted();
+      const alerts = [...(await back.step())];
+      await commit([gate("D2", "D3", 2)]);
+      // The clock went back an hour: the poll's start reads as older than the restart.
+      polled({ lastAttemptAt: now - 3_600_000, lastSuccessAt: now - 3_600_000, failures: 0 });
+      alerts.push(...(await back.step()), ...(await back.step()));
+      expect(alerts).toEqual([]);
+      // A second poll cannot have started before the restart: caught up.
+      polled({ lastAttemptAt: now - 3_599_000, lastSuccessAt: now - 3_599_000, failures: 0 });
+      alerts.push(...(await back.step()), ...(await back.step()));
+      expect(moves(alerts)).toEqual([["D1→D3"]]);
+    });
+
     it("flushes on time a group already due before the last poll before the downtime", async () => {
       build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 8_000 }]);
       await commit([gate("D1", "D2", 1)]);
       expect(await dispatcher.step()).toEqual([]);
       // Detection ran past the group's due time, then the dispatcher alone was down.
-      status = { lastAttemptAt: now + 9_000, lastSuccessAt: now + 9_000, failures: 0 };
+      polled({ lastAttemptAt: now + 9_000, lastSuccessAt: now + 9_000, failures: 0 });
       now += 10 * 60_000;
       const alerts = await restarted().step();
       expect(alerts.map((a) => a.changes.map((c) => [c.old, c.new]))).toEqual([[["D1", "D2"]]]);

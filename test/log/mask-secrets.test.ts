@@ -55,6 +55,11 @@ describe("maskSecrets", () => {
     ],
     ["app_key: 0123abcd\nnext line", "app_key: ***\nnext line"],
     ["App-Id: my-app", "App-Id: ***"],
+    // Token-like values after "Bearer"/"Basic": digits, symbols or long; punctuation stays.
+    ["(sent Bearer tok3n).", "(sent Bearer ***)."],
+    ["retry with Bearer abcdefghijklmnopqrstuvwxyz now", "retry with Bearer *** now"],
+    ["bearer dev-token-0001, then", "bearer ***, then"],
+    ["with Basic dXNlcjpwYXNzd29yZA==.", "with Basic ***."],
   ])("%s", (input, expected) => {
     expect(maskSecrets(input)).toBe(expected);
   });
@@ -66,6 +71,11 @@ describe("maskSecrets", () => {
     "rules/gate.yaml:3:5 rule `gate-change`: unknown key `tokn` — did you mean `token`?",
     "delivered notification n_01HZX to https://hooks.slack.com… (200) after 1 attempt",
     "getFlights: HTTP 401 after 1 attempt [FW_ERR_UPSTREAM_AUTH]",
+    // Words after "Bearer"/"Basic" in prose are not credentials.
+    "FLIGHT_API_TOKEN: set either FLIGHT_API_TOKEN (Bearer token) or FLIGHT_API_APP_ID/FLIGHT_API_APP_KEY, not both",
+    "the contract specifies Bearer tokens; Basic authentication is not supported.",
+    "a Bearer token, sent in the Authorization header",
+    "a Bearer token-based scheme",
   ])("leaves a message without credentials alone: %s", (message) => {
     expect(maskSecrets(message)).toBe(message);
   });

@@ -1,7 +1,8 @@
 /**
  * The Bull Board dashboard served by the ops server against real delivery queues on
  * a real Redis: the page, the static assets it references (CSS and JS, from
- * @bull-board/ui), the queue API with a job counted, and read-only by default.
+ * @bull-board/ui), the queue API with a job counted, read-only by default, and
+ * nothing of it without DASHBOARD_TOKEN (bearer, or basic auth as a browser sends it).
  */
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
@@ -23,6 +24,14 @@ const hook: ChannelSpec = {
   retry: { delaysMs: [1_000], forMs: 10_000 },
   source: { file: "t.yaml", line: 1, column: 1 },
 };
+
+const TOKEN = "dashboard-token-5b1e9c7a2f";
+const BEARER = { authorization: `Bearer ${TOKEN}` };
+
+/** Basic auth as a browser sends it once the user typed a name and a password. */
+const basic = (user: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
+});
 
 interface QueuesApi {
   queues: Array<{ name: string; readOnlyMode: boolean; counts: Record<string, number> }>;
@@ -47,22 +56,27 @@ describe("queue dashboard", () => {
       port: 0,
       host: "127.0.0.1",
       readiness: async () => ({ ready: true, checks: {} }),
-      dashboard: { queues: queues.all(), ...(readOnly === undefined ? {} : { readOnly }) },
+      dashboard: {
+        queues: queues.all(),
+        token: TOKEN,
+        ...(readOnly === undefined ? {} : { readOnly }),
+      },
     });
     return { get, put };
   }
 
-  async function get(path: string) {
-    const res = await request(`${server?.url}${path}`);
+  async function get(path: string, headers: Record<string, string> = BEARER) {
+    const res = await request(`${server?.url}${path}`, { headers });
     return {
       status: res.statusCode,
       type: String(res.headers["content-type"]),
+      challenge: res.headers["www-authenticate"],
       body: await res.body.text(),
     };
   }
 
-  async function put(path: string) {
-    const res = await request(`${server?.url}${path}`, { method: "PUT" });
+  async function put(path: string, headers: Record<string, string> = BEARER) {
+    const res = await request(`${server?.url}${path}`, { method: "PUT", headers });
     await res.body.dump();
     return res.statusCode;
   }
@@ -121,6 +135,41 @@ describe("queue dashboard", () => {
     expect((await get("/healthz")).status).toBe(200);
     expect(JSON.parse((await get("/")).body).endpoints).toContain("/queues/");
     expect((await get("/queuesX")).status).toBe(404);
+  });
+
+  it("answers 401 with a basic auth challenge without the token, anywhere under /queues; the probes stay open", async () => {
+    const { get, put } = await startWith();
+    const html = (await get("/queues")).body;
+    const asset = /(?:src|href)="(static\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    const paths = ["/queues", "/queues/", `/queues/${asset}`, "/queues/api/queues", "/queues/x"];
+    const wrong = [
+      {},
+      { authorization: `Bearer ${TOKEN}x` },
+      { authorization: `Bearer ${TOKEN.slice(0, -1)}` },
+      { authorization: TOKEN },
+      { authorization: `Token ${TOKEN}` },
+      basic("admin", "wrong-password-123456"),
+      // The token as the user name is not the token as the password.
+      basic(TOKEN, ""),
+    ];
+    for (const path of paths) {
+      for (const headers of wrong) {
+        const answer = await get(path, headers);
+        expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(401);
+        expect(answer.challenge).toBe('Basic realm="flightwatch", charset="UTF-8"');
+        expect(answer.body).toContain("DASHBOARD_TOKEN");
+        expect(answer.body).not.toContain("deliver-");
+      }
+    }
+    expect(await put("/queues/api/queues/deliver-webhook/pause", {})).toBe(401);
+    // With the token: as a bearer (scripts), or as the password of any user (a browser).
+    for (const headers of [BEARER, basic("ops", TOKEN), basic("", TOKEN)]) {
+      expect((await get(`/queues/${asset}`, headers)).status).toBe(200);
+    }
+    expect((await get("/queues/api/queues", basic("ops", TOKEN))).status).toBe(200);
+    // Liveness, readiness and the index need nothing.
+    for (const path of ["/healthz", "/readyz", "/"]) expect((await get(path, {})).status).toBe(200);
   });
 
   it("allows actions when readOnly is false", async () => {

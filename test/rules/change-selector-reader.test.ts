@@ -61,6 +61,7 @@ describe("selector options", () => {
       name: "state",
       kinds: ["state"],
       states: ["BRD", "GCL"],
+      actions: ["added"],
     });
     expect(selectorOf("{ kind: state, states: DEL, actions: withdrawn }")).toEqual({
       name: "state",
@@ -68,6 +69,21 @@ describe("selector options", () => {
       states: ["DEL"],
       actions: ["withdrawn"],
     });
+  });
+
+  it("takes only the states' beginning from `states:` unless `actions:` says otherwise", () => {
+    // "Boarding or gate closing": BRD withdrawn by a cancellation is neither.
+    expect(selectorOf("{ kind: state, states: [BRD, GCL] }")?.actions).toEqual(["added"]);
+    expect(
+      selectorOf("{ kind: state, states: BRD, actions: [added, withdrawn] }")?.actions,
+    ).toEqual(["added", "withdrawn"]);
+    expect(selectorOf("{ kind: state, states: CNX, actions: withdrawn }")?.actions).toEqual([
+      "withdrawn",
+    ]);
+    // A bare `state` still takes every state change, both ways.
+    expect(selectorOf("state")?.actions).toBeUndefined();
+    expect(selectorOf("{ kind: state }")?.actions).toBeUndefined();
+    expect(selectorOf("{ kind: state, within: 1h }")?.actions).toBeUndefined();
   });
 
   it("reads fields of `time`", () => {

@@ -1,7 +1,8 @@
 /** Channels: each type's keys, URLs, addresses, secrets, names, and each way they can be wrong. */
 import { describe, expect, it } from "vitest";
+import { readOutboundAllow } from "../../src/outbound/outbound-policy.js";
 import type { ChannelSpec } from "../../src/rules/rule.js";
-import { oneRule, problemOf, problemsOf } from "./rule-text.js";
+import { load, oneRule, problemOf, problemsOf } from "./rule-text.js";
 
 const withChannels = (channels: string): string => `rules:\n  - id: r\n    channels: ${channels}\n`;
 const channelsOf = (channels: string): ChannelSpec[] => oneRule(withChannels(channels)).channels;
@@ -72,6 +73,27 @@ describe("channels", () => {
     ).toMatchObject({ template: "{label.booking} {{x}}" });
   });
 
+  it("takes {recipient} in an unsubscribe URL, and no other placeholder", () => {
+    const url = "https://app.example.com/u/{recipient}?list=kl";
+    expect(
+      channelsOf(
+        `[{ type: email, to: [a@example.com, b@example.com], unsubscribe_url: "${url}" }]`,
+      )[0],
+    ).toMatchObject({ unsubscribeUrl: url });
+    expect(
+      problemOf(
+        withChannels(
+          '[{ type: email, to: [a@example.com], unsubscribe_url: "https://app.example.com/u?e={recipent}" }]',
+        ),
+      ),
+    ).toMatchObject({
+      path: "rules[0].channels[0].unsubscribe_url",
+      line: 3,
+      message: "unknown placeholder `{recipent}` in `unsubscribe_url`",
+      hint: expect.stringContaining("{recipient}"),
+    });
+  });
+
   it("defaults a webhook to CloudEvents, unsigned", () => {
     expect(channelsOf("[{ type: webhook, url: https://x.example.com/h }]")[0]).toEqual({
       type: "webhook",
@@ -88,10 +110,23 @@ describe("channels", () => {
     });
   });
 
-  it("allows plain http on loopback only", () => {
-    for (const url of ["http://127.0.0.1:9000/h", "http://localhost/h", "http://[::1]:80/h"]) {
-      expect(channelsOf(`[{ type: slack, url: "${url}" }]`)[0]).toMatchObject({ url });
+  it("allows plain http only to hosts OUTBOUND_ALLOW names", () => {
+    const outbound = readOutboundAllow({ OUTBOUND_ALLOW: "127.0.0.1,::1,hooks.internal" });
+    for (const url of [
+      "http://127.0.0.1:9000/h",
+      "http://localhost/h",
+      "http://[::1]:80/h",
+      "http://hooks.internal/h",
+    ]) {
+      const text = withChannels(`[{ type: slack, url: "${url}" }]`);
+      expect(load(text, {}, "t.yaml", outbound).rules[0]?.channels[0]).toMatchObject({ url });
     }
+    expect(
+      problemOf(withChannels('[{ type: webhook, url: "http://partner.example.com/h" }]')),
+    ).toMatchObject({
+      message: "`url` must be an https:// URL (it is http://partner.example.com)",
+      hint: expect.stringContaining("OUTBOUND_ALLOW"),
+    });
   });
 
   it("names channels: the type, numbered when several, or as given", () => {

@@ -377,6 +377,11 @@ describe("flight filter", () => {
     it("an empty nested filter excludes every flight", () => {
       expect(holds({ not: {} })).toBe(false);
     });
+    it("excludes a flight by any of its numbers (an ops rule leaving out one codeshare partner's flight)", () => {
+      expect(holds({ not: { flights: ["DL9341"] } })).toBe(false);
+      expect(holds({ not: { flights: ["KL0601"] } })).toBe(false);
+      expect(holds({ not: { flights: ["KL602", "AF1"] } })).toBe(true);
+    });
   });
 
   it("needs every criterion given", () => {

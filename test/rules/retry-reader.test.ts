@@ -269,12 +269,12 @@ describe("retry problems", () => {
   });
 
   it("a variable in retry: unset, or not none", () => {
-    expect(problemOf(withRetry('"${RETRY}"'))).toEqual({
+    expect(problemOf(withRetry('"${RULE_RETRY}"'))).toEqual({
       ...at("", 3, 40),
-      message: "environment variable `RETRY` is not set",
-      hint: "set it, or write ${RETRY:-default}",
+      message: "rule variable `RULE_RETRY` is not set",
+      hint: "set it, or write ${RULE_RETRY:-default}",
     });
-    expect(problemOf(withRetry('"${RETRY}"'), { RETRY: "off" })).toEqual({
+    expect(problemOf(withRetry('"${RULE_RETRY}"'), { RULE_RETRY: "off" })).toEqual({
       ...at("", 3, 40),
       message: "`retry` must be a mapping or `none`, not `off`",
       hint: "e.g. retry: { delays: [10s, 1m, 5m, 30m], for: 12h }, or retry: none",

@@ -1,12 +1,15 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${NAME} in plain strings is the syntax under test
-/** `${NAME}` in rule files: values only, before validation, problems at the value. */
+/**
+ * `${NAME}` in rule files: rule variables only (a vars-file name or RULE_…, never the
+ * daemon's settings), values only, before validation, problems at the value.
+ */
 import { describe, expect, it } from "vitest";
-import { oneRule, problemOf, ruleWith } from "./rule-text.js";
+import { load, oneRule, problemOf, ruleWith } from "./rule-text.js";
 
 const slack = (url: string) =>
   `rules:\n  - id: r\n    channels:\n      - type: slack\n        url: ${url}\n`;
 
-describe("environment variables in rule files", () => {
+describe("variables in rule files", () => {
   it("substitute a set variable", () => {
     const rule = oneRule(slack("${OPS_SLACK_WEBHOOK_URL}"), {
       OPS_SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/A/B/C",
@@ -15,9 +18,9 @@ describe("environment variables in rule files", () => {
   });
 
   it("use the default when the variable is unset or empty", () => {
-    const text = ruleWith('labels: { team: "${TEAM:-ops}", who: "${WHO:-nobody}" }');
+    const text = ruleWith('labels: { team: "${RULE_TEAM:-ops}", who: "${WHO:-nobody}" }');
     expect(oneRule(text, { WHO: "" }).labels).toEqual({ team: "ops", who: "nobody" });
-    expect(oneRule(text, { TEAM: "pier-d" }).labels.team).toBe("pier-d");
+    expect(oneRule(text, { WHO: "", RULE_TEAM: "pier-d" }).labels.team).toBe("pier-d");
   });
 
   it("write $$ as $", () => {
@@ -28,16 +31,69 @@ describe("environment variables in rule files", () => {
 
   it("name a missing variable at its value, with the rule and the docs' hint", () => {
     const text =
-      'rules:\n  - id: anna\n    channels:\n      - type: email\n        to: ["${ANNA_EMAIL}"]\n';
+      'rules:\n  - id: anna\n    channels:\n      - type: email\n        to: ["${RULE_ANNA_EMAIL}"]\n';
     expect(problemOf(text)).toEqual({
       file: "t.yaml",
       line: 5,
       column: 14,
       ruleId: "anna",
       path: "rules[0].channels[0].to[0]",
-      message: "environment variable `ANNA_EMAIL` is not set",
-      hint: "set it, or write ${ANNA_EMAIL:-default}",
+      message: "rule variable `RULE_ANNA_EMAIL` is not set",
+      hint: "set it, or write ${RULE_ANNA_EMAIL:-default}",
     });
+  });
+
+  it.each([
+    ["FLIGHT_API_TOKEN", 'subject: "tok ${FLIGHT_API_TOKEN}"'],
+    ["REDIS_URL", 'subject: "${REDIS_URL}"'],
+    ["SMTP_URL", 'template: "mail via ${SMTP_URL:-none}"'],
+  ])("refuse the daemon's %s with file, line and variable, even when defined", (name, line) => {
+    const text = `rules:\n  - id: leak\n    channels:\n      - type: email\n        to: [a@example.com]\n        ${line}\n`;
+    const problem = {
+      file: "t.yaml",
+      line: 6,
+      ruleId: "leak",
+      message: `\`\${${name}}\` is a flightwatch setting, which rule files may not read`,
+    };
+    expect(problemOf(text)).toMatchObject(problem);
+    // A vars file is refused for defining it (config/rule-variables.ts); here as if it had.
+    expect(problemOf(text, { [name]: "hunter2-secret-value" })).toMatchObject(problem);
+  });
+
+  it("refuse a name that is no rule variable, set or not, with the hint to fix it", () => {
+    const text = ruleWith('description: "home ${HOME_DIR:-/home}"');
+    expect(problemOf(text)).toMatchObject({
+      line: 4,
+      message: "`${HOME_DIR}` is not a rule variable",
+      hint: "define it in the --vars-file, or name it RULE_HOME_DIR in the environment",
+    });
+  });
+
+  it("record the variables read into a URL or secret, not those of other fields", () => {
+    const secret = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
+    const text = `rules:
+  - id: r
+    description: "\${RULE_TEAM}"
+    channels:
+      - { type: webhook, url: "https://\${RULE_HOST}/hook?key=\${RULE_KEY_VALUE}", secret: "\${SIGNING}" }
+      - { type: slack, url: "\${RULE_SLACK}" }
+      - { type: email, to: ["\${RULE_TO}"], unsubscribe_url: "https://\${RULE_HOST}/u/{recipient}" }
+`;
+    const loaded = load(text, {
+      RULE_TEAM: "ops",
+      RULE_HOST: "partner.example.com",
+      RULE_KEY_VALUE: "k",
+      SIGNING: secret,
+      RULE_SLACK: "https://hooks.slack.com/services/A/B/C",
+      RULE_TO: "a@example.com",
+    });
+    expect(loaded.problems).toEqual([]);
+    expect([...loaded.secretVariables].sort()).toEqual([
+      "RULE_HOST",
+      "RULE_KEY_VALUE",
+      "RULE_SLACK",
+      "SIGNING",
+    ]);
   });
 
   it("report a malformed reference", () => {

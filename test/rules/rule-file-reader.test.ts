@@ -410,12 +410,14 @@ describe("formatted problems", () => {
     grup_wait: 1m
     channels:
       - type: email
-        to: \${ANNA_EMAIL}
+        to: \${RULE_ANNA_EMAIL}
+        subject: "tok \${FLIGHT_API_TOKEN}"
 `;
     expect(problemsOf(text, {}, "rules/ops.yaml").map(formatRuleProblem)).toEqual([
       "rules/ops.yaml:4:15 rule `pier-d`: unknown change kind `gat` — did you mean `gate`?",
       "rules/ops.yaml:5:5 rule `pier-d`: unknown key `grup_wait` — did you mean `group_wait`?",
-      "rules/ops.yaml:8:13 rule `pier-d`: environment variable `ANNA_EMAIL` is not set — set it, or write ${ANNA_EMAIL:-default}",
+      "rules/ops.yaml:8:13 rule `pier-d`: rule variable `RULE_ANNA_EMAIL` is not set — set it, or write ${RULE_ANNA_EMAIL:-default}",
+      "rules/ops.yaml:9:18 rule `pier-d`: `${FLIGHT_API_TOKEN}` is a flightwatch setting, which rule files may not read — give the rule a variable of its own (a name in the --vars-file, or RULE_… in the environment); settings and their secrets stay with the daemon",
     ]);
   });
 });

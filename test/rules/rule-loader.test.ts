@@ -7,7 +7,7 @@ import { ErrorCode, formatRuleProblem, RuleInvalidError } from "../../src/errors
 import { loadRuleDir, loadRulesOrThrow, parseRuleFile } from "../../src/rules/rule-loader.js";
 import { ZONE } from "./rule-text.js";
 
-const options = { env: {}, zone: ZONE };
+const options = { vars: { values: {} }, zone: ZONE };
 const oneRuleFile = (...ids: string[]) =>
   `rules:\n${ids.map((id) => `  - id: ${id}\n    channels: [{ type: console }]\n`).join("")}`;
 

@@ -3,16 +3,31 @@
  * the single valid rule (failing the test with the problems when there are any).
  */
 import { expect } from "vitest";
+import { isDaemonVariable } from "../../src/config/config-variables.js";
 import type { RuleProblem } from "../../src/errors.js";
+import type { OutboundPolicy } from "../../src/outbound/outbound-policy.js";
 import type { Rule } from "../../src/rules/rule.js";
 import { parseRuleFile, type RuleLoad } from "../../src/rules/rule-loader.js";
 
 /** The zone every loader test reads dates in. */
 export const ZONE = "Europe/Amsterdam";
 
-/** Loads `text` as file `file` with `env`. */
-export function load(text: string, env: Record<string, string> = {}, file = "t.yaml"): RuleLoad {
-  return parseRuleFile(text, file, { env, zone: ZONE });
+/**
+ * Loads `text` as file `file` with the rule variables `vars` (as a vars file would
+ * define them), refusing the daemon's own names as the CLI does, and the outbound
+ * policy `outbound` (by default: nothing internal).
+ */
+export function load(
+  text: string,
+  vars: Record<string, string> = {},
+  file = "t.yaml",
+  outbound?: OutboundPolicy,
+): RuleLoad {
+  return parseRuleFile(text, file, {
+    vars: { values: vars, reserved: isDaemonVariable },
+    zone: ZONE,
+    ...(outbound ? { outbound } : {}),
+  });
 }
 
 /** The problems of `text`. */

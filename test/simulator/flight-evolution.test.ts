@@ -204,6 +204,33 @@ describe("live evolution", () => {
     expect(stopped.uncancelled).toBeGreaterThan(0);
   });
 
+  it("cancels and diverts as the upstream does: the state list is replaced, never appended to", () => {
+    const r = run({ seed: 3, changeRate: 15 });
+    advance(r, START + 20 * HOUR, 10 * MIN);
+    const seen = { CNX: 0, DIV: 0, uncancel: 0 };
+    // Updates only: records added or removed (roll-over) are not transitions.
+    for (const c of r.changes.filter((x) => x.before && x.after)) {
+      const before = states(c.before);
+      const after = states(c.after);
+      for (const code of ["CNX", "DIV"] as const) {
+        if (!after.includes(code) || before.includes(code)) continue;
+        seen[code]++;
+        // ["BRD"] → ["CNX"], ["AIR","EXP"] → ["DIV"]: the other states withdrawn.
+        expect(after, `${c.after?.flightName} ${before} → ${after}`).toEqual([code]);
+        expect(before.length).toBeGreaterThan(0);
+      }
+      if (before.includes("CNX") && !after.includes("CNX")) {
+        seen.uncancel++;
+        // An un-cancel replaces ["CNX"] with the live states, never with nothing.
+        expect(before).toEqual(["CNX"]);
+        expect(after.length).toBeGreaterThan(0);
+      }
+    }
+    expect(seen.CNX).toBeGreaterThan(5);
+    expect(seen.DIV).toBeGreaterThan(0);
+    expect(seen.uncancel).toBeGreaterThan(0);
+  });
+
   it("stops a flight cancelled by a script", () => {
     const r = run();
     const f = [...r.sim.store.all()].find(

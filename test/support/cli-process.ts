@@ -1,10 +1,12 @@
 /**
  * Runs the real `flightwatch` CLI as a child process (from source, through tsx), for
  * tests that need a process of its own: signals, SIGKILL at random moments, several
- * processes sharing one Redis.
+ * processes sharing one Redis. Children may send to the tests' loopback receivers
+ * (OUTBOUND_ALLOW=127.0.0.1) unless a test sets OUTBOUND_ALLOW itself ("" for none).
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
+import { LOOPBACK_ENV } from "./outbound.js";
 import { TEST_REDIS_URL } from "./redis.js";
 
 export interface CliProcess {
@@ -20,7 +22,7 @@ export interface CliProcess {
 const ENTRY =
   "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
 
-/** Starts `flightwatch <args>` with `env` added to the test's environment. */
+/** Starts `flightwatch <args>` with `env` added to the test's environment (and LOOPBACK_ENV). */
 export function spawnCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
   const child = spawn(
     process.execPath,
@@ -28,7 +30,7 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
     {
       cwd: new URL("../..", import.meta.url),
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...LOOPBACK_ENV, ...env },
     },
   );
   let out = "";

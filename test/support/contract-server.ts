@@ -31,7 +31,18 @@ export type Fault =
   /** Send the real status and headers with this body instead. */
   | { kind: "body"; body: string }
   /** Send the real response with this Link header instead (empty string: none). */
-  | { kind: "link"; link: string };
+  | { kind: "link"; link: string }
+  /**
+   * Send this status and headers, then the real body one byte every `everyMs` (default
+   * 1 s), for ever: never silent long enough for a body timeout to fire.
+   */
+  | { kind: "trickle"; status?: number; everyMs?: number }
+  /**
+   * Send this status (default 200) and a body of flight-like JSON that never ends (or
+   * stops after about `bytes`), as fast as the client takes it; with `announce`, a
+   * Content-Length of that many bytes.
+   */
+  | { kind: "endless"; status?: number; announce?: number; bytes?: number };
 
 /** A request as the server saw it. */
 export interface RecordedRequest {
@@ -68,6 +79,10 @@ export interface ContractServer {
   requests: RecordedRequest[];
   /** The fault queue; push to script the next requests. */
   faults: Fault[];
+  /** Body bytes written by `trickle` and `endless` faults, all requests together. */
+  readonly streamedBytes: number;
+  /** Responses whose connection closed before the response was complete (the client gave up). */
+  readonly cutOff: number;
   close(): Promise<void>;
 }
 
@@ -85,7 +100,12 @@ export async function startContractServer(
 ): Promise<ContractServer> {
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = options.faults ?? [];
+  const counts = { streamedBytes: 0, cutOff: 0 };
+  const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
+    res.on("close", () => {
+      if (!res.writableFinished) counts.cutOff++;
+    });
     const recorded: RecordedRequest = {
       method: req.method ?? "GET",
       url: req.url ?? "/",
@@ -98,6 +118,28 @@ export async function startContractServer(
       return;
     }
     if (fault?.kind === "hang") return;
+    if (fault?.kind === "trickle") {
+      const body = Buffer.from(JSON.stringify(route(recorded, options).body ?? {}));
+      res.writeHead(fault.status ?? 200, { "Content-Type": "application/json" });
+      let at = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed) {
+          clearInterval(timer);
+          timers.delete(timer);
+          return;
+        }
+        // Round and round: never ends, never falls silent.
+        res.write(body.subarray(at % body.length, (at % body.length) + 1));
+        at++;
+        counts.streamedBytes++;
+      }, fault.everyMs ?? 1000);
+      timers.add(timer);
+      return;
+    }
+    if (fault?.kind === "endless") {
+      streamEndless(res, fault, counts);
+      return;
+    }
     if (fault?.kind === "status") {
       res.writeHead(fault.status, fault.headers ?? {});
       res.end(fault.body ?? "");
@@ -114,12 +156,65 @@ export async function startContractServer(
     origin,
     requests,
     faults,
+    get streamedBytes() {
+      return counts.streamedBytes;
+    },
+    get cutOff() {
+      return counts.cutOff;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of timers) clearInterval(timer);
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** 64 KB of flight records, comma-separated, to repeat for ever. */
+const FILLER = Buffer.from(
+  `${Array.from({ length: 400 }, (_, i) =>
+    JSON.stringify({
+      id: String(100_000_000_000_000_000n + BigInt(i)),
+      flightName: "KL1234",
+      flightDirection: "D",
+      gate: "D7",
+      route: { destinations: ["LHR"] },
+    }),
+  )
+    .join(",")
+    .padEnd(64 * 1024, " ")},`,
+);
+
+function streamEndless(
+  res: ServerResponse,
+  fault: Extract<Fault, { kind: "endless" }>,
+  counts: { streamedBytes: number },
+): void {
+  res.writeHead(fault.status ?? 200, {
+    "Content-Type": "application/json",
+    ...(fault.announce === undefined ? {} : { "Content-Length": String(fault.announce) }),
+  });
+  res.write('{"flights":[');
+  // As fast as the client reads, no faster: backpressure keeps the server's memory flat.
+  let sent = 0;
+  const pump = (): void => {
+    while (!res.destroyed) {
+      if (fault.bytes !== undefined && sent + FILLER.length > fault.bytes) {
+        // The last record's trailing comma closed by a record: still valid JSON.
+        res.end('{"id":"1"}]}');
+        return;
+      }
+      sent += FILLER.length;
+      counts.streamedBytes += FILLER.length;
+      if (!res.write(FILLER)) {
+        res.once("drain", pump);
+        return;
+      }
+    }
+  };
+  res.on("error", () => undefined);
+  pump();
 }
 
 function send(res: ServerResponse, answer: Answer, fault: Fault | undefined): void {

@@ -7,7 +7,7 @@
  * again on the same port and directory, so it reloads its data from the AOF.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
@@ -20,6 +20,8 @@ import { sleep } from "./crash-run.js";
 export interface RestartOptions {
   hard?: boolean;
   downMs?: number;
+  /** Start without the data (as a Redis without persistence, or an empty replica promoted). */
+  wipe?: boolean;
 }
 
 /** A running private Redis. */
@@ -39,8 +41,14 @@ export interface RedisServer {
 /** Longest wait for a start (loading the AOF included) or a graceful stop. */
 const START_TIMEOUT_MS = 15_000;
 
+/** What the private Redis asks of its clients. */
+export interface RedisServerOptions {
+  /** `requirepass`: the `url` then carries it (`redis://:password@127.0.0.1:<port>`). */
+  password?: string;
+}
+
 /** Starts a private `redis-server`; throws, saying how to get one, when none is on PATH. */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const binary = findRedisServer();
   if (binary === undefined) {
     throw new Error(
@@ -51,8 +59,10 @@ export async function startRedisServer(): Promise<RedisServer> {
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "fw-redis-aof-"));
-  const url = `redis://127.0.0.1:${port}`;
+  const auth = options.password === undefined ? "" : `:${encodeURIComponent(options.password)}@`;
+  const url = `redis://${auth}127.0.0.1:${port}`;
   const args = [
+    ...(options.password === undefined ? [] : ["--requirepass", options.password]),
     "--port",
     String(port),
     "--bind",
@@ -122,6 +132,10 @@ export async function startRedisServer(): Promise<RedisServer> {
     },
     async restart(options = {}) {
       await stop(options.hard ?? false);
+      if (options.wipe) {
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir, { recursive: true });
+      }
       await sleep(options.downMs ?? 2_000);
       await start();
     },

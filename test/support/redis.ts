@@ -17,9 +17,11 @@ export interface TestRedis {
   cleanup(): Promise<void>;
 }
 
-/** Connects to the test Redis with a fresh unique prefix. */
-export async function testRedis(label = "test"): Promise<TestRedis> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
+/** Connects to the test Redis (or `url`) with a fresh unique prefix. */
+export async function testRedis(label = "test", url = TEST_REDIS_URL): Promise<TestRedis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  // A private Redis a test restarts is away now and then: reconnect quietly.
+  redis.on("error", () => undefined);
   await redis.connect();
   const prefix = `fwtest-${label}-${randomUUID().slice(0, 8)}`;
   return {

@@ -1,11 +1,31 @@
 /**
  * A real SMTP server on loopback for the email tests and the email benchmark
- * (`smtp-server`, plain text, no STARTTLS). It records every message it accepts and
- * can be told, per recipient and per attempt, to answer RCPT TO or the end of DATA
- * with a 4xx or 5xx reply — the way real relays defer and refuse mail.
+ * (`smtp-server`; plain text without STARTTLS unless asked to offer it). It records
+ * every message it accepts and every AUTH it is given, and can be told, per recipient
+ * and per attempt, to answer RCPT TO or the end of DATA with a 4xx or 5xx reply — the
+ * way real relays defer and refuse mail.
  */
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
+
+/**
+ * A self-signed certificate for `localhost`, 127.0.0.1 and ::1 (valid 100 years from
+ * 2025-01-01, so a clock a little behind still trusts it), made with
+ * `faketime 2025-01-01 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes
+ * -days 36500 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1
+ * -addext basicConstraints=critical,CA:TRUE`. Clients trust it with `{ ca: TEST_TLS.cert }`.
+ */
+export const TEST_TLS = {
+  cert: readFileSync(new URL("../fixtures/tls/localhost-cert.pem", import.meta.url), "utf8"),
+  key: readFileSync(new URL("../fixtures/tls/localhost-key.pem", import.meta.url), "utf8"),
+};
+
+/** One AUTH command the server was given, and whether the session was encrypted by then. */
+export interface AuthAttempt {
+  user: string;
+  secure: boolean;
+}
 
 /** A reply to force: an SMTP code (4xx or 5xx) and its text. */
 export interface SmtpReply {
@@ -24,6 +44,8 @@ export interface SmtpReceiverOptions {
   auth?: { user: string; pass: string };
   rcpt?: RcptScript;
   data?: DataScript;
+  /** Offer STARTTLS with TEST_TLS (default: no STARTTLS; AUTH is accepted in clear either way). */
+  starttls?: boolean;
 }
 
 /** One accepted message. `headers` is parsed on first use (the benchmark never asks). */
@@ -54,6 +76,8 @@ export interface SmtpReceiver {
   url(credentials?: { user: string; pass: string }): string;
   /** Accepted messages, in order of acceptance. */
   messages: ReceivedMail[];
+  /** Every AUTH the server was given, accepted or not, in order. */
+  auths: AuthAttempt[];
   /** How many times RCPT TO named `address` (accepted or not). */
   rcptCount(address: string): number;
   /**
@@ -69,6 +93,7 @@ export interface SmtpReceiver {
 /** Starts a receiver on 127.0.0.1, on a free port. */
 export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Promise<SmtpReceiver> {
   const messages: ReceivedMail[] = [];
+  const auths: AuthAttempt[] = [];
   const rcptSeen = new Map<string, number>();
   const waiters = new Set<() => void>();
   let dataAttempts = 0;
@@ -79,13 +104,16 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
 
   const server = new SMTPServer({
     secure: false,
-    disabledCommands: ["STARTTLS"],
+    ...(options.starttls ? { key: TEST_TLS.key, cert: TEST_TLS.cert } : {}),
+    disabledCommands: options.starttls ? [] : ["STARTTLS"],
+    // AUTH in clear is accepted: what a client sends before TLS is the client's choice.
     allowInsecureAuth: true,
     authOptional: options.auth === undefined,
     disableReverseLookup: true,
     logger: false,
     closeTimeout: 100,
-    onAuth(auth, _session, callback) {
+    onAuth(auth, session, callback) {
+      auths.push({ user: auth.username ?? "", secure: session.secure });
       const want = options.auth;
       if (want && (auth.username !== want.user || auth.password !== want.pass)) {
         callback(replyError({ code: 535, message: "5.7.8 Authentication credentials invalid" }));
@@ -126,6 +154,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
   return {
     port,
     messages,
+    auths,
     url(credentials) {
       const auth = credentials
         ? `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@`

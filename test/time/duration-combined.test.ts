@@ -21,14 +21,13 @@ describe("durationMs", () => {
   });
 
   it.each([["90"], [""], ["h"], ["1x"], ["-5m"], ["1h30"], ["m1"], ["1..5s"]])(
-    "refuses %j without bare milliseconds",
+    "refuses %j",
     (text) => {
       expect(durationMs(text)).toBeUndefined();
     },
   );
 
-  it("takes a bare number as milliseconds only when asked (settings)", () => {
-    expect(durationMs("250", { bareMs: true })).toBe(250);
+  it("never takes a bare number for milliseconds", () => {
     expect(durationMs("250")).toBeUndefined();
     expect(isBareNumber(" 90 ")).toBe(true);
     expect(isBareNumber("90s")).toBe(false);

@@ -3,9 +3,9 @@
  * from (path, query) to a response. No HTTP here: the server handles methods,
  * headers, credentials and faults, and writes what this returns.
  */
-import { API_BASE_PATH, FLIGHT_ID_PATTERN, LIMITS } from "../../api/contract.js";
+import { API_BASE_PATH, FLIGHT_ID_PATTERN, LIMITS, type SortTerm } from "../../api/contract.js";
 import type { Flight } from "../../api/types.js";
-import { toLocalDate } from "../../time/local-time.js";
+import { fromLocalDateTime, toLocalDate } from "../../time/local-time.js";
 import type { FlightStore } from "../flight-store.js";
 import { icaoToIataMap } from "./airport-codes.js";
 import { FlightFacts } from "./flight-facts.js";
@@ -20,6 +20,7 @@ import {
   type ReferenceCollection,
   type ReferenceQuery,
 } from "./reference-query.js";
+import { StampIndex } from "./stamp-index.js";
 
 /** What to answer. Error responses have no body; `reason` explains a 400 for diagnostics. */
 export interface ApiResponse {
@@ -54,6 +55,17 @@ const badRequest = (problem: QueryProblem): ApiResponse => ({
   reason: `invalid parameter ${problem.param}: ${problem.reason}`,
 });
 
+/** Whether a sort is by `lastUpdatedAt` ascending, then (if at all) by id ascending. */
+function stampThenId(sort: readonly SortTerm[]): boolean {
+  const [first, second, ...rest] = sort;
+  return (
+    first?.field === "lastUpdatedAt" &&
+    !first.descending &&
+    rest.length === 0 &&
+    (second === undefined || (second.field === "id" && !second.descending))
+  );
+}
+
 /** Answers API requests from a store; caches sorted results per store version. */
 export class ApiRoutes {
   readonly pageSize: number;
@@ -63,6 +75,7 @@ export class ApiRoutes {
   private readonly referenceCache = new QueryCache<RefRecord>();
   private icaoSource: unknown;
   private icaoMap = new Map<string, string>();
+  private stamps: StampIndex | undefined;
 
   constructor(options: ApiRoutesOptions) {
     this.store = options.store;
@@ -113,9 +126,55 @@ export class ApiRoutes {
       facts: this.facts,
       icaoToIata: this.icaoToIata(),
     });
+    const { flights, byStamp } = this.candidates(query);
     const selected: Flight[] = [];
-    for (const flight of this.store.all()) if (match(flight)) selected.push(flight);
+    for (const flight of flights) if (match(flight)) selected.push(flight);
+    // An incremental poll's order, over records already in stamp order: only records
+    // of the same instant need ordering (by id), not the whole window.
+    if (byStamp && stampThenId(query.sort)) return this.idsWithinInstants(selected);
     return sortRecords(selected, query.sort, flightSortKey(this.facts), flightTieKey);
+  }
+
+  /** Records in stamp order, those of one instant put in id order (as sortRecords would). */
+  private idsWithinInstants(records: Flight[]): Flight[] {
+    const ms = (f: Flight): number | undefined => this.facts.instant(f, "lastUpdatedAt");
+    const byId = (a: Flight, b: Flight): number => {
+      const x = flightTieKey(a) ?? "";
+      const y = flightTieKey(b) ?? "";
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
+    const out: Flight[] = [];
+    for (let i = 0; i < records.length; ) {
+      let j = i + 1;
+      const at = ms(records[i] as Flight);
+      while (j < records.length && ms(records[j] as Flight) === at) j++;
+      const run = records.slice(i, j);
+      if (run.length > 1) run.sort(byId);
+      out.push(...run);
+      i = j;
+    }
+    return out;
+  }
+
+  /**
+   * The records a query can select: from a `lastUpdatedAt` bound (an incremental
+   * poll), those stamped at or after the earliest instant that reads as it (a second
+   * earlier, to spare rounding); otherwise every record. The filter decides.
+   */
+  private candidates(query: FlightQuery): { flights: Iterable<Flight>; byStamp: boolean } {
+    const all = { flights: this.store.all(), byStamp: false };
+    if (query.searchDateTimeField !== "lastUpdatedAt" || query.fromDateTime === undefined) {
+      return all;
+    }
+    const from = fromLocalDateTime(query.fromDateTime, this.store.zone, "earlier");
+    if (from === undefined) return all;
+    this.stamps ??= new StampIndex(this.store);
+    const flights: Flight[] = [];
+    for (const id of this.stamps.idsFrom(from - 1000)) {
+      const flight = this.store.get(id);
+      if (flight !== undefined) flights.push(flight);
+    }
+    return { flights, byStamp: true };
   }
 
   private flightIds(params: URLSearchParams): ApiResponse {

@@ -155,6 +155,10 @@ export function createSimulatorServer(options: SimulatorServerOptions): Simulato
     }
 
     const response = respond(req, path, q === -1 ? "" : url.slice(q + 1));
+    // The simulator's own clock, as a real service's Date header gives its own: on
+    // an accelerated or manual clock the wall clock says nothing about its stamps.
+    res.sendDate = false;
+    res.setHeader("date", new Date(store.clock.now()).toUTCString());
     const truncated = plan.truncate && response.status === 200 && response.body !== undefined;
     write(res, response, truncated);
     if (truncated) faults.countTruncated();

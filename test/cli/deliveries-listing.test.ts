@@ -1,0 +1,62 @@
+/**
+ * What `flightwatch deliveries` prints comes partly from receivers (the body of an
+ * answer becomes a failure's detail): none of it may drive the operator's terminal.
+ * A hostile receiver's escape sequences — a cleared screen with a fake status line, a
+ * hidden hyperlink, a clipboard write (OSC 52) — arrive as plain characters.
+ */
+import { describe, expect, it } from "vitest";
+import { listing } from "../../src/cli/deliveries-command.js";
+import { httpOutcome } from "../../src/deliver/http-post.js";
+
+const HOSTILE =
+  "bad\x1b]8;;https://evil.example/\x07click here\x1b]8;;\x07 \x1b[2J\x1b[31mFAKE: all deliveries OK\x1b[0m \x1b]52;c;ZWNobyBwd25lZA==\x07\x9b2J";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe("deliveries listing", () => {
+  it("keeps a receiver's escape sequences from reaching the terminal", () => {
+    const outcome = httpOutcome({ kind: "response", status: 400, body: HOSTILE, headers: {} }, 0);
+    const detail = "detail" in outcome ? (outcome.detail ?? "") : "";
+    expect(detail).toContain("FAKE: all deliveries OK");
+    expect(detail).not.toMatch(CONTROL);
+
+    // And records stored before the detail was cleaned print clean too.
+    const printed = listing(
+      [
+        {
+          at: Date.UTC(2026, 10, 26, 9),
+          id: "msg_a",
+          ruleId: "partner",
+          channel: "webhook",
+          type: "webhook",
+          flight: "KL1001\x1b[2J",
+          destination: "https://partner.example.com/…",
+          attempt: 1,
+          result: "dead",
+          reason: "bad_request",
+          detail: HOSTILE,
+        },
+      ],
+      [
+        {
+          id: "msg_b",
+          type: "webhook",
+          ruleId: "partner",
+          channel: "webhook",
+          flight: "KL1002",
+          destination: "https://partner.example.com/…",
+          reason: "bad_request",
+          detail: HOSTILE,
+          attempts: 1,
+          createdAt: Date.UTC(2026, 10, 26, 9),
+          failedAt: Date.UTC(2026, 10, 26, 9),
+        },
+      ],
+      [],
+      {},
+    );
+    expect(printed).toContain("FAKE: all deliveries OK");
+    expect(printed).not.toMatch(CONTROL);
+  });
+});

@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { deleteByPattern } from "../../src/store/redis-connection.js";
+import { redisKeys } from "../../src/store/redis-keys.js";
+import { type Outstanding, StateGuard, type StateLoss } from "../../src/store/state-guard.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
+
+describe("StateGuard on a real Redis", () => {
+  let t: TestRedis;
+  afterEach(async () => {
+    await t?.cleanup();
+  });
+
+  it("notices the data gone, once, reports it to the process that noticed first with the last look", async () => {
+    t = await testRedis("guard");
+    const keys = redisKeys(t.prefix);
+    let monotonic = 0;
+    let outstanding: Outstanding = {
+      notifications: 2,
+      notificationIds: ["msg_a", "msg_b"],
+      alerts: 1,
+      groups: 3,
+    };
+    const heard: StateLoss[][] = [[], []];
+    const guards = [0, 1].map(
+      (i) =>
+        new StateGuard({
+          redis: t.redis,
+          keys,
+          observe: async () => outstanding,
+          onLoss: (loss) => heard[i]?.push(loss),
+          monotonic: () => monotonic,
+        }),
+    );
+    for (const guard of guards) await guard.start();
+    // One generation for the deployment, however many processes start.
+    const generation = await t.redis.get(keys.generation);
+    expect(generation).not.toBeNull();
+    for (const guard of guards) expect(await guard.check()).toBeUndefined();
+
+    monotonic = 4_000;
+    // Keys deleted one by one: a look catches the queues gone and the generation not yet.
+    outstanding = { notifications: 1, notificationIds: ["msg_b"], alerts: 0, groups: 0 };
+    for (const guard of guards) expect(await guard.check()).toBeUndefined();
+    await deleteByPattern(t.redis, keys.pattern);
+    // After the loss the queues look empty: that look must not replace the one before.
+    outstanding = { notifications: 0, notificationIds: [], alerts: 0, groups: 0 };
+    const [first, second] = await Promise.all([guards[0]?.check(), guards[0]?.check()]);
+    expect(first).toBe(second);
+    expect(heard[0]).toEqual([
+      {
+        recreated: true,
+        outstanding: {
+          notifications: 2,
+          notificationIds: ["msg_a", "msg_b"],
+          alerts: 1,
+          groups: 3,
+        },
+        // Both looks together, as of the earlier one.
+        observedAgoMs: 4_000,
+      },
+    ]);
+    const renewed = await t.redis.get(keys.generation);
+    expect(renewed).not.toBe(generation);
+    // The other process hears of it too, as not the first.
+    await guards[1]?.check();
+    expect(heard[1]?.map((l) => l.recreated)).toEqual([false]);
+    // And nothing more: the looks before the loss are not named twice.
+    outstanding = { notifications: 1, notificationIds: ["msg_c"], alerts: 0, groups: 0 };
+    for (const guard of guards) expect(await guard.check()).toBeUndefined();
+    expect(heard.map((h) => h.length)).toEqual([1, 1]);
+    // A second loss names what the looks since the first one saw.
+    monotonic = 9_000;
+    await deleteByPattern(t.redis, keys.pattern);
+    await guards[0]?.check();
+    expect(heard[0]?.[1]).toMatchObject({
+      recreated: true,
+      outstanding: { notifications: 1, notificationIds: ["msg_c"] },
+      observedAgoMs: 5_000,
+    });
+  });
+});
