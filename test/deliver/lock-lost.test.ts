@@ -5,6 +5,7 @@
  * cannot tell two sends apart. Real BullMQ, Redis, senders and receivers; the lock is
  * lost the way it is in production — its key expires, or another worker's token is in it.
  */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isLockLost } from "../../src/daemon/redis-trouble.js";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
@@ -16,6 +17,7 @@ import { SlackSender } from "../../src/deliver/slack-sender.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import type { ChannelSpec } from "../../src/rules/rule.js";
 import { waitFor } from "../support/crash-run.js";
+import { LOOPBACK_OUTBOUND } from "../support/outbound.js";
 import {
   DeliveryRig,
   hook,
@@ -132,7 +134,11 @@ describe("a worker that lost its job's lock", () => {
     expect(abandonedA).toEqual([job.notification.id]);
     expect(recordsB).toEqual([`delivered ${job.notification.id}`]);
     expect(rig.records.map((rec) => rec.result)).toEqual(["delivered"]);
-    expect(await rig.queues.queue("slack").getJobState(job.notification.id)).toBe("completed");
+    // The record is written before BullMQ marks the job completed.
+    await waitFor(
+      async () => (await rig.queues.queue("slack").getJobState(job.notification.id)) === "completed",
+      10_000,
+    );
     expect(tokenA).toBeTruthy();
     // A only failed to renew the lock it had lost; it never tried to finish the job.
     expect(errorsA.length).toBeGreaterThan(0);
@@ -185,10 +191,11 @@ describe("senders ask last thing before the network send", () => {
     const path = "/services/T0/B0/senders";
     const r = ruleWith(hook(hooks.url), slackTo(rig.slack.url(path)), mailTo(["anna@example.com"]));
     const senders: Record<"webhook" | "slack" | "email", ChannelSender> = {
-      webhook: new WebhookSender(),
+      webhook: new WebhookSender({ outbound: LOOPBACK_OUTBOUND }),
       slack: new SlackSender({
         limiter: new DestinationLimiter(rig.redis, rig.keys),
         intervalMs: PACE_MS,
+        outbound: LOOPBACK_OUTBOUND,
       }),
       email: new EmailSender(readEmailSettings({ SMTP_URL: smtp.url(), EMAIL_FROM: FROM })),
     };
