@@ -136,7 +136,8 @@ describe("a worker that lost its job's lock", () => {
     expect(rig.records.map((rec) => rec.result)).toEqual(["delivered"]);
     // The record is written before BullMQ marks the job completed.
     await waitFor(
-      async () => (await rig.queues.queue("slack").getJobState(job.notification.id)) === "completed",
+      async () =>
+        (await rig.queues.queue("slack").getJobState(job.notification.id)) === "completed",
       10_000,
     );
     expect(tokenA).toBeTruthy();
