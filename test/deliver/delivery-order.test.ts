@@ -1,121 +1,173 @@
 /**
- * One rule's notifications about one flight through one channel reach the receiver in
- * the order of their changes, never an older one after a newer one: real BullMQ, Redis,
- * webhook sender and a loopback receiver. An older notification still being sent goes
- * first; one that failed and waits to be retried is superseded by the newer (its
- * changes folded in, recorded as superseded); one older than a notification already
- * delivered is never sent. (An ops channel got "gate H25 → Z1" 40 s after "now
- * cancelled"; a passenger "gate change + 23 min late" after "now cancelled".)
+ * The order of one rule's notifications about one flight through one channel
+ * (src/deliver/delivery-order.ts), against a real Redis: who may send, what must wait,
+ * what is stale, and what comes next.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AlertChange } from "../../src/dispatch/alert.js";
-import type { RetrySchedule } from "../../src/rules/rule.js";
-import { waitFor } from "../support/crash-run.js";
-import type { WebhookDelivery } from "../support/webhook-receiver.js";
-import { DeliveryRig, hook, jobsOf, pause, ruleWith } from "./delivery-rig.js";
-import { alert, gateChange } from "./email-fixtures.js";
+import { DeliveryOrder, orderOf, sequenceOf } from "../../src/deliver/delivery-order.js";
+import type { Notification } from "../../src/deliver/notification.js";
+import { redisKeys } from "../../src/store/redis-keys.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
+import { alert, flight } from "./email-fixtures.js";
 
-/** One retry, far enough away that a newer notification comes first. */
-const LATER: RetrySchedule = { delaysMs: [20_000], forMs: 60_000 };
+const LOCK_MS = 30_000;
+const RETENTION_MS = 3_600_000;
 
-const sequenced = (id: string, changes: AlertChange[], sequence: number) => ({
-  ...alert(id, changes),
-  sequence,
-});
+/** A notification of rule r1 about KL1001 through channel "ops", at `sequence`. */
+function note(
+  id: string,
+  sequence: number | undefined,
+  over: Partial<Notification> = {},
+): Notification {
+  const a = alert(`a-${id}`);
+  if (sequence === undefined) delete a.sequence;
+  else a.sequence = sequence;
+  return { id, ruleId: "r1", channel: "ops", type: "webhook", alert: a, ...over };
+}
 
-const gates = (d: WebhookDelivery) =>
-  ((d.body as { data?: { changes?: { old?: string; new?: string }[] } }).data?.changes ?? []).map(
-    (c) => `${c.old}→${c.new}`,
-  );
+describe("the delivery order of a (rule, flight, channel)", () => {
+  let t: TestRedis;
+  let order: DeliveryOrder;
+  let keys: ReturnType<typeof redisKeys>;
 
-describe("the order of a rule's notifications about a flight", () => {
-  let rig: DeliveryRig;
   beforeEach(async () => {
-    rig = await DeliveryRig.create();
+    t = await testRedis("order");
+    keys = redisKeys(t.prefix);
+    order = new DeliveryOrder(t.redis, keys, RETENTION_MS);
   });
   afterEach(async () => {
-    await rig.close();
+    await t.cleanup();
   });
 
-  it("sends an older one first, even when the newer is taken first and the receiver is slow", async () => {
-    const receiver = await rig.webhookReceiver((d) => ({
-      status: 204,
-      // The older one takes a while to be answered: the newer must not overtake it.
-      delayMs: gates(d).includes("D7→D8") ? 1_500 : 0,
-    }));
-    const rule = ruleWith(hook(receiver.url));
-    const older = jobsOf(sequenced("a1", [gateChange("D7", "D8")], 100), rule);
-    const newer = jobsOf(sequenced("a2", [gateChange("D8", "D9")], 200), rule);
-    await rig.queues.enqueue([...older, ...newer]);
-    await rig.start([rule]);
-    await rig.settled(2, 15_000);
-    const [first, second] = receiver.deliveries;
-    expect([first, second].map((d) => d && gates(d))).toEqual([["D7→D8"], ["D8→D9"]]);
-    // The newer arrived only once the older had been answered.
-    expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(1_400);
-    expect(rig.records.map((r) => r.result)).toEqual(["delivered", "delivered"]);
+  it("is one per rule, flight and channel", () => {
+    const base = note("n1", 1);
+    expect(orderOf(note("n2", 2))).toBe(orderOf(base));
+    expect(orderOf(note("n3", 1, { ruleId: "r2" }))).not.toBe(orderOf(base));
+    expect(orderOf(note("n4", 1, { channel: "mail" }))).not.toBe(orderOf(base));
+    const other = note("n5", 1);
+    other.alert = alert("a-n5", undefined, flight({ key: "other-flight" }));
+    expect(orderOf(other)).not.toBe(orderOf(base));
+    expect(orderOf(base)).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it("supersedes an older one waiting to be retried: the newer carries its change, the older never comes", async () => {
-    let down = true;
-    const receiver = await rig.webhookReceiver(() => ({ status: down ? 503 : 204 }));
-    const rule = ruleWith(hook(receiver.url, "hook", LATER));
-    const [older] = jobsOf(sequenced("a1", [gateChange("H25", "Z1")], 100), rule);
-    if (!older) throw new Error("no job");
-    await rig.start([rule]);
-    await rig.queues.enqueue([older]);
-    await waitFor(async () => rig.records.some((r) => r.result === "retrying"), 10_000);
-    down = false;
-    const [newer] = jobsOf(sequenced("a2", [gateChange("Z1", "Z2")], 200), rule);
-    if (!newer) throw new Error("no job");
-    await rig.queues.enqueue([newer]);
-    await waitFor(async () => rig.records.some((r) => r.result === "delivered"), 10_000);
-    await pause(1_000);
-    // One delivery: the newer, from the older's old gate.
-    expect(receiver.deliveries.filter((d) => d.status === 204).map(gates)).toEqual([["H25→Z2"]]);
-    // The older was tried once (refused), never again.
-    expect(receiver.deliveries.map((d) => [d.id, d.status])).toEqual([
-      [older.notification.id, 503],
-      [newer.notification.id, 204],
-    ]);
-    const byId = (id: string) => rig.records.filter((r) => r.id === id).map((r) => r.result);
-    expect(byId(older.notification.id)).toEqual(["retrying", "superseded"]);
-    expect(rig.records.find((r) => r.result === "superseded")?.supersededBy).toBe(
-      newer.notification.id,
+  it("orders by the alert's sequence, 0 for alerts from before sequences", () => {
+    expect(sequenceOf(note("n1", 7))).toBe(7);
+    expect(sequenceOf(note("n2", undefined))).toBe(0);
+  });
+
+  it("lets the oldest pending go first; a newer one is told which are older", async () => {
+    const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
+    await order.pending([n1, n2, n3]);
+    expect(await order.claim(n3, LOCK_MS)).toEqual({ kind: "older", ids: ["n1", "n2"] });
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "older", ids: ["n1"] });
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
+  });
+
+  it("sends one at a time: while one holds the turn, another is busy; the holder may claim again", async () => {
+    const [n1, n2] = [note("n1", 10), note("n2", 20)];
+    await order.pending([n1, n2]);
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "busy" });
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
+    expect(await t.redis.pttl(keys.deliverySending(orderOf(n1)))).toBeGreaterThan(LOCK_MS - 10_000);
+  });
+
+  it("hands the next in line on when one is delivered, and marks what was delivered", async () => {
+    const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
+    await order.pending([n1, n2, n3]);
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
+    expect(await order.done(n1, true)).toBe("n2");
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "go" });
+    expect(await order.done(n2, true)).toBe("n3");
+    expect(await order.claim(n3, LOCK_MS)).toEqual({ kind: "go" });
+    expect(await order.done(n3, true)).toBeUndefined();
+    const set = keys.deliveryOrder(orderOf(n1));
+    expect(await t.redis.zrange(set, 0, -1, "WITHSCORES")).toEqual(["~delivered", "30"]);
+    expect(await t.redis.pttl(set)).toBeGreaterThan(RETENTION_MS - 60_000);
+    expect(await t.redis.exists(keys.deliverySending(orderOf(n1)))).toBe(0);
+  });
+
+  it("calls a notification older than, or as old as, one delivered stale", async () => {
+    const [n1, n2] = [note("n1", 10), note("n2", 20)];
+    await order.pending([n2]);
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "go" });
+    await order.done(n2, true);
+    // n1 was enqueued late, by another notifier.
+    await order.pending([n1]);
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "stale", delivered: 20 });
+    const again = note("n2-again", 20);
+    await order.pending([again]);
+    expect(await order.claim(again, LOCK_MS)).toEqual({ kind: "stale", delivered: 20 });
+    // The worker supersedes stale ones: done, not delivered.
+    const newer = note("n3", 21);
+    await order.pending([newer]);
+    expect(await order.claim(newer, LOCK_MS)).toEqual({ kind: "older", ids: ["n1", "n2-again"] });
+    await order.done(n1, false);
+    await order.done(again, false);
+    expect(await order.claim(newer, LOCK_MS)).toEqual({ kind: "go" });
+  });
+
+  it("never lowers the mark, and a dead or superseded one marks nothing", async () => {
+    const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
+    await order.pending([n3]);
+    await order.claim(n3, LOCK_MS);
+    await order.done(n3, true);
+    await order.pending([n2]);
+    await order.done(n2, true); // delivered by an operator's retry, say: older than the mark
+    const set = keys.deliveryOrder(orderOf(n1));
+    expect(await t.redis.zscore(set, "~delivered")).toBe("30");
+    await order.pending([n1]);
+    await order.done(n1, false);
+    expect(await t.redis.zscore(set, "~delivered")).toBe("30");
+    expect(await t.redis.zscore(set, "n1")).toBeNull();
+  });
+
+  it("lets alerts from before sequences (0) go in any order, and mark nothing", async () => {
+    const [a, b] = [note("a", undefined), note("b", undefined)];
+    await order.pending([a, b]);
+    expect(await order.claim(b, LOCK_MS)).toEqual({ kind: "go" });
+    expect(await order.done(b, true)).toBe("a");
+    const set = keys.deliveryOrder(orderOf(a));
+    expect(await t.redis.zscore(set, "~delivered")).toBeNull();
+    expect(await order.claim(a, LOCK_MS)).toEqual({ kind: "go" });
+  });
+
+  it("keeps a notification's place when it is enqueued again", async () => {
+    const n1 = note("n1", 10);
+    await order.pending([n1]);
+    await order.pending([{ ...n1, alert: { ...n1.alert, sequence: 5 } }]);
+    expect(await t.redis.zscore(keys.deliveryOrder(orderOf(n1)), "n1")).toBe("10");
+    expect(await t.redis.pttl(keys.deliveryOrder(orderOf(n1)))).toBeGreaterThan(
+      RETENTION_MS - 60_000,
     );
-    expect(byId(newer.notification.id)).toEqual(["delivered"]);
-    expect(await rig.queues.queue("webhook").getJob(older.notification.id)).toBeUndefined();
+    await order.pending([]);
   });
 
-  it("never sends one older than a notification already delivered", async () => {
-    const receiver = await rig.webhookReceiver();
-    const rule = ruleWith(hook(receiver.url));
-    await rig.start([rule]);
-    const newer = jobsOf(sequenced("a2", [gateChange("D8", "D9")], 200), rule);
-    await rig.queues.enqueue(newer);
-    await rig.settled(1);
-    // Enqueued late (another notifier, say): it must not follow the newer.
-    const late = jobsOf(sequenced("a1", [gateChange("D7", "D8")], 100), rule);
-    await rig.queues.enqueue(late);
-    await rig.settled(2);
-    expect(receiver.deliveries.map(gates)).toEqual([["D8→D9"]]);
-    expect(rig.records.map((r) => r.result)).toEqual(["delivered", "superseded"]);
-    expect(rig.records[1]?.detail).toMatch(/newer notification .* was delivered already/);
+  it("releases the turn only for its holder, keeping the notification in line", async () => {
+    const [n1, n2] = [note("n1", 10), note("n2", 20)];
+    await order.pending([n1, n2]);
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
+    await order.release(n2); // not the holder: nothing happens
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "busy" });
+    await order.release(n1);
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "older", ids: ["n1"] });
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
   });
 
-  it("drops the newer too when what it supersedes cancels it out: nothing to say", async () => {
-    let down = true;
-    const receiver = await rig.webhookReceiver(() => ({ status: down ? 503 : 204 }));
-    const rule = ruleWith(hook(receiver.url, "hook", LATER));
-    await rig.start([rule]);
-    await rig.queues.enqueue(jobsOf(sequenced("a1", [gateChange("D7", "D8")], 100), rule));
-    await waitFor(async () => rig.records.some((r) => r.result === "retrying"), 10_000);
-    down = false;
-    await rig.queues.enqueue(jobsOf(sequenced("a2", [gateChange("D8", "D7")], 200), rule));
-    await waitFor(
-      async () => rig.records.filter((r) => r.result === "superseded").length === 2,
-      10_000,
-    );
-    expect(receiver.deliveries.filter((d) => d.status === 204)).toEqual([]);
+  it("done by another than the holder leaves the holder's turn alone", async () => {
+    const [n1, n2] = [note("n1", 10), note("n2", 20)];
+    await order.pending([n1, n2]);
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
+    expect(await order.done(n2, false)).toBe("n1");
+    expect(await order.claim(note("n3", 30), LOCK_MS)).toEqual({ kind: "busy" });
+  });
+
+  it("forgets ids done elsewhere, so they hold nothing up", async () => {
+    const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
+    await order.pending([n1, n2, n3]);
+    await order.forget(n3, []);
+    expect(await order.claim(n3, LOCK_MS)).toEqual({ kind: "older", ids: ["n1", "n2"] });
+    await order.forget(n3, ["n1", "n2"]);
+    expect(await order.claim(n3, LOCK_MS)).toEqual({ kind: "go" });
   });
 });

@@ -1,0 +1,33 @@
+// Mutation testing of the core: `npm run test:mutation` (docs/testing.md).
+// One file only: `npm run test:mutation -- --mutate src/diff/flight-diff.ts`.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.mutation.config.ts", related: false },
+  coverageAnalysis: "perTest",
+  mutate: [
+    "src/diff/flight-diff.ts",
+    "src/diff/flight-snapshot.ts",
+    "src/diff/change.ts",
+    "src/diff/codeshare-fold.ts",
+    "src/dispatch/alert-decision.ts",
+    "src/rules/flight-filter.ts",
+    "src/rules/rule-matcher.ts",
+    "src/rules/change-selector.ts",
+    "src/deliver/retry-schedule.ts",
+    "src/api/retry-policy.ts",
+    "src/deliver/event-type.ts",
+    "src/deliver/delivery-order.ts",
+    "src/detect/window.ts",
+  ],
+  // Type errors are mutants the compiler kills; checking them costs more than running them.
+  checkers: [],
+  concurrency: 2,
+  timeoutMS: 20_000,
+  incremental: false,
+  reporters: ["clear-text", "progress-append-only", "json"],
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: true,
+};
