@@ -97,6 +97,7 @@ function eventOf(
   current: SnapshotFields | undefined,
 ): ChangeEvent {
   const c = change;
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; without it Object.assign below builds the same event ("true" is killed)
   if (keysAre(c, OLD_NEW)) {
     return current
       ? {
@@ -121,6 +122,7 @@ function eventOf(
           version,
         };
   }
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; without it Object.assign below builds the same event ("true" is killed)
   if (keysAre(c, NEW_OLD_SHIFT_DELAY)) {
     return current
       ? {
@@ -149,6 +151,7 @@ function eventOf(
           version,
         };
   }
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; without it Object.assign below builds the same event ("true" is killed)
   if (keysAre(c, STATE_NEW_OLD)) {
     return current
       ? {
@@ -175,11 +178,13 @@ function eventOf(
           version,
         };
   }
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; without it Object.assign below builds the same event ("true" is killed)
   if (keysAre(c, NEW)) {
     return current
       ? { id, kind: c.kind, field: c.field, action: c.action, new: c.new, flight, version, current }
       : { id, kind: c.kind, field: c.field, action: c.action, new: c.new, flight, version };
   }
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; without it Object.assign below builds the same event ("true" is killed)
   if (keysAre(c, BARE)) {
     return current
       ? { id, kind: c.kind, field: c.field, action: c.action, flight, version, current }
@@ -192,6 +197,8 @@ function eventOf(
   return event;
 }
 
+// The shapes of the fast paths: a mutant of one only sends its changes down the general path.
+// Stryker disable ArrayDeclaration,StringLiteral: see above
 /** A value change (`changed`): what `valueChange` makes. */
 const OLD_NEW = ["kind", "field", "action", "old", "new"];
 /** A time that moved, with a schedule: what `diffTime` makes. */
@@ -210,14 +217,17 @@ const STATE_NEW_OLD = ["kind", "field", "action", "state", "new", "old"];
 const NEW = ["kind", "field", "action", "new"];
 /** A flight added or removed. */
 const BARE = ["kind", "field", "action"];
+// Stryker restore ArrayDeclaration,StringLiteral
 
 /**
  * Whether the enumerable string keys of `change` (own, then any inherited, as for-in
  * lists them) are exactly `keys`, in order: then a literal with those keys is what a
  * spread would build. Reads the keys from the object's map, so allocates nothing.
  */
+// Stryker disable BlockStatement,ConditionalExpression,UpdateOperator,BooleanLiteral: answering "no" for a shape only takes the general path; a wrong "yes" is what tests catch (EqualityOperator)
 function keysAre(change: Change, keys: readonly string[]): boolean {
   let i = 0;
   for (const key in change) if (key !== keys[i++]) return false;
   return i === keys.length;
+  // Stryker restore BlockStatement,ConditionalExpression,UpdateOperator,BooleanLiteral
 }

@@ -171,9 +171,20 @@ describe("toChangeEvent", () => {
         new: "2026-11-21T11:25:00.000+01:00",
         delayMinutes: 5,
       },
+      {
+        kind: "time",
+        field: "expectedTimeBoarding",
+        action: "changed",
+        new: "2026-11-21T11:25:00.000+01:00",
+        old: "2026-11-21T11:00:00.000+01:00",
+        shiftMinutes: 25,
+        delayMinutes: 25,
+      },
       { kind: "flight", field: "flight", action: "added" },
       // Not shapes the differ makes: other key orders, an undefined value, extra keys.
       { field: "gate", kind: "gate", action: "changed", old: "D7", new: "D9" },
+      // Every key in another place than a shape of the differ's has it.
+      { field: "gate", action: "changed", kind: "gate", new: "D9", old: "D7" },
       { kind: "gate", field: "gate", action: "changed", new: "D9", old: "D7" },
       { kind: "gate", field: "gate", action: "changed", old: undefined, new: "D9" },
       { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9", extra: 1 } as Change,

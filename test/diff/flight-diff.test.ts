@@ -4,7 +4,7 @@ import type { Flight } from "../../src/api/types.js";
 import type { Change } from "../../src/diff/change.js";
 import { toChangeEvent } from "../../src/diff/change.js";
 import { foldCodeshares, type ObservedFlight } from "../../src/diff/codeshare-fold.js";
-import { diffFlight } from "../../src/diff/flight-diff.js";
+import { diffFlight, removedChange } from "../../src/diff/flight-diff.js";
 import {
   type FlightSnapshot,
   type SnapshotFields,
@@ -67,10 +67,14 @@ const changesBetween = (a: Flight, b: Flight): Change[] =>
   diffFlight(snapshotOf(a), observe(b), ZONE).changes;
 
 describe("diffFlight: semantic changes", () => {
-  it("reports a new flight as added", () => {
-    expect(diffFlight(undefined, observe(departure()), ZONE).changes).toEqual([
-      { kind: "flight", field: "flight", action: "added" },
-    ]);
+  it("reports a new flight as added, never as stale", () => {
+    const result = diffFlight(undefined, observe(departure()), ZONE);
+    expect(result.changes).toEqual([{ kind: "flight", field: "flight", action: "added" }]);
+    expect(result.stale).toBe(false);
+  });
+
+  it("reports a flight no longer listed upstream as removed", () => {
+    expect(removedChange()).toStrictEqual({ kind: "flight", field: "flight", action: "removed" });
   });
 
   it("reports a gate change with old and new value", () => {
@@ -80,11 +84,76 @@ describe("diffFlight: semantic changes", () => {
     ]);
   });
 
-  it("reports a gate that appears for the first time as assigned", () => {
+  it("reports a gate that appears for the first time as assigned, with no old value", () => {
     const before = departure({ gate: undefined });
-    expect(changesBetween(before, departure({ lastUpdatedAt: at(-30) }))).toEqual([
+    expect(changesBetween(before, departure({ lastUpdatedAt: at(-30) }))).toStrictEqual([
       { kind: "gate", field: "gate", action: "assigned", new: "D7" },
     ]);
+  });
+
+  it("reports the first states of a flight as added, and nothing withdrawn", () => {
+    const before = departure({ publicFlightState: undefined });
+    const later = departure({ publicFlightState: { flightStates: ["SCH", "DEL"] } });
+    expect(changesBetween(before, later)).toStrictEqual([
+      {
+        kind: "state",
+        field: "publicFlightState",
+        action: "added",
+        state: "DEL",
+        new: ["DEL", "SCH"],
+      },
+      {
+        kind: "state",
+        field: "publicFlightState",
+        action: "added",
+        state: "SCH",
+        new: ["DEL", "SCH"],
+      },
+    ]);
+  });
+
+  it("reports a time given for the first time as assigned: no old value, no shift", () => {
+    const before = departure({ publicEstimatedOffBlockTime: undefined });
+    const later = departure({ publicEstimatedOffBlockTime: at(10) });
+    expect(changesBetween(before, later)).toStrictEqual([
+      {
+        kind: "time",
+        field: "publicEstimatedOffBlockTime",
+        action: "assigned",
+        new: at(10),
+        delayMinutes: 10,
+      },
+    ]);
+  });
+
+  it("gives no delay for a flight without a scheduled time", () => {
+    const unscheduled = { scheduleDateTime: undefined, scheduleTime: undefined };
+    const before = departure(unscheduled);
+    const later = departure({ ...unscheduled, publicEstimatedOffBlockTime: at(25) });
+    expect(changesBetween(before, later)).toStrictEqual([
+      {
+        kind: "time",
+        field: "publicEstimatedOffBlockTime",
+        action: "changed",
+        old: at(0),
+        new: at(25),
+        shiftMinutes: 25,
+      },
+    ]);
+  });
+
+  it("writes times in the zone it is given, also after diffing the same instant in another", () => {
+    const later = departure({ publicEstimatedOffBlockTime: at(25) });
+    const amsterdam = changesBetween(departure(), later);
+    const newYork = diffFlight(
+      diffFlight(undefined, observe(departure()), "America/New_York").snapshot,
+      observe(later),
+      "America/New_York",
+    ).changes;
+    const again = changesBetween(departure(), later);
+    expect(amsterdam[0]?.new).toBe("2026-11-21T11:25:00.000+01:00");
+    expect(newYork[0]?.new).toBe("2026-11-21T05:25:00.000-05:00");
+    expect(again[0]?.new).toBe(amsterdam[0]?.new);
   });
 
   it("reports each state added and withdrawn, e.g. un-cancellation", () => {
@@ -318,7 +387,118 @@ describe("diffFlight: what the snapshot keeps", () => {
     const before = snapshotOf(departure({ codeshares: { codeshares: ["DL9341"] } }));
     expect(before.flightNames).toEqual(["KL1234", "DL9341"]);
     const { snapshot } = diffFlight(before, observe(codeshareOnly()), ZONE);
-    expect([...snapshot.flightNames].sort()).toEqual(["AF8123", "DL9341", "KL1234"]);
+    // The operating number first, then the others in order, as a fold lists them.
+    expect(snapshot.flightNames).toEqual(["KL1234", "AF8123", "DL9341"]);
+    // Seen again, the numbers stay as they are.
+    const again = diffFlight(snapshot, observe(codeshareOnly()), ZONE).snapshot;
+    expect(again.flightNames).toEqual(["KL1234", "AF8123", "DL9341"]);
+  });
+
+  it("keeps every number it knew when a later read lists fewer", () => {
+    const before = snapshotOf(departure());
+    const fewer = observe(departure({ codeshares: { codeshares: ["DL9341"] } }));
+    expect(diffFlight(before, fewer, ZONE).snapshot.flightNames).toEqual(before.flightNames);
+  });
+
+  it("takes identity from the operating record: a new id, schedule or carrier replaces the old", () => {
+    const before = snapshotOf(departure({ prefixIATA: "KL", prefixICAO: "KLM" }));
+    const moved = departure({
+      id: "999456789012345678",
+      scheduleDateTime: at(30),
+      prefixIATA: "HV",
+      prefixICAO: "TRA",
+      isOperationalFlight: false,
+      lastUpdatedAt: at(-30),
+    });
+    const { snapshot } = diffFlight(before, observe(moved), ZONE);
+    expect(snapshot).toMatchObject({
+      id: "999456789012345678",
+      scheduled: T0 + 30 * 60_000,
+      prefixIATA: "HV",
+      prefixICAO: "TRA",
+      operational: false,
+    });
+  });
+
+  it("keeps what it knew of the identity when the operating record leaves it out", () => {
+    const before = snapshotOf(
+      departure({ prefixIATA: "KL", prefixICAO: "KLM", isOperationalFlight: true }),
+    );
+    const sparse = departure({
+      id: "",
+      prefixIATA: undefined,
+      prefixICAO: undefined,
+      isOperationalFlight: undefined,
+      scheduleDateTime: undefined,
+      lastUpdatedAt: at(-30),
+    });
+    const { snapshot } = diffFlight(before, observe(sparse), ZONE);
+    expect(snapshot).toMatchObject({
+      id: "123456789012345678",
+      direction: "D",
+      scheduleDate: "2026-11-21",
+      scheduled: before.scheduled,
+      prefixIATA: "KL",
+      prefixICAO: "KLM",
+      operational: true,
+    });
+  });
+
+  it("carries no carrier or operational flag that no record gave", () => {
+    const before = snapshotOf(departure({ isOperationalFlight: undefined }));
+    const { snapshot } = diffFlight(
+      before,
+      observe(departure({ isOperationalFlight: undefined })),
+      ZONE,
+    );
+    expect("prefixIATA" in snapshot).toBe(false);
+    expect("prefixICAO" in snapshot).toBe(false);
+    expect("operational" in snapshot).toBe(false);
+  });
+
+  it("keeps a flight known without a scheduled time, and adds no schedule it never saw", () => {
+    const unscheduled = { scheduleDateTime: undefined, scheduleTime: undefined };
+    const before = snapshotOf(departure(unscheduled));
+    expect(before.scheduled).toBeUndefined();
+    const { snapshot, changes } = diffFlight(
+      before,
+      observe(departure({ ...unscheduled, gate: "D9", lastUpdatedAt: at(-30) })),
+      ZONE,
+    );
+    expect(changes).toMatchObject([{ kind: "gate", new: "D9" }]);
+    expect(snapshot).toMatchObject({
+      key: before.key,
+      id: before.id,
+      direction: "D",
+      scheduleDate: "2026-11-21",
+      version: parseApiDateTime(at(-30), ZONE),
+    });
+    expect(snapshot.fields.gate).toBe("D9");
+    expect("scheduled" in snapshot).toBe(false);
+  });
+
+  it("keeps a flight known without a direction, adding none", () => {
+    const bare = departure({ flightDirection: undefined });
+    const before = snapshotOf(bare);
+    const { snapshot, stale } = diffFlight(before, observe({ ...bare, gate: "D9" }), ZONE);
+    expect(stale).toBe(false);
+    expect(snapshot.fields.gate).toBe("D9");
+    expect(snapshot).toMatchObject({ scheduleDate: "2026-11-21", scheduled: before.scheduled });
+    expect("direction" in snapshot).toBe(false);
+  });
+
+  it("keeps a flight known without any schedule, adding no schedule date", () => {
+    const bare = departure({
+      scheduleDate: undefined,
+      scheduleDateTime: undefined,
+      scheduleTime: undefined,
+    });
+    const before = snapshotOf(bare);
+    const { snapshot } = diffFlight(before, observe({ ...bare, gate: "D9" }), ZONE);
+    expect(snapshot.fields.gate).toBe("D9");
+    expect(snapshot.direction).toBe("D");
+    expect("scheduleDate" in snapshot).toBe(false);
+    expect("scheduled" in snapshot).toBe(false);
   });
 
   it("keeps the operating record's identity through a codeshare-only sighting", () => {
@@ -430,9 +610,8 @@ describe("foldCodeshares", () => {
 });
 
 describe("change event ids", () => {
-  const identity = snapshotOf(departure());
-
   it("are equal for the same change at the same version, different otherwise", () => {
+    const identity = snapshotOf(departure());
     const change: Change = { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9" };
     const a = toChangeEvent(change, identity, 1000);
     expect(toChangeEvent({ ...change }, identity, 1000).id).toBe(a.id);
@@ -464,6 +643,17 @@ const randomFlight: fc.Arbitrary<Flight> = fc
     belts: maybe(codes(["11", "12", "13", "14"])),
     route: maybe(codes(["LHR", "CDG", "JFK"])),
     registration: maybe(fc.constantFrom("PHBXA", "PHBXB")),
+    aircraft: maybe(fc.constantFrom("73H", "320", "E90")),
+    serviceType: maybe(fc.constantFrom("J", "C", "F")),
+    codeshares: maybe(codes(["DL9341", "AF8123", "KE5601"])),
+    checkin: maybe(
+      fc.record({
+        start: maybe(timeText),
+        end: maybe(timeText),
+        rows: codes(["11", "12", "13"]),
+        desks: fc.subarray([1, 2, 3, 14]),
+      }),
+    ),
     times: fc.tuple(...TIME_FIELDS.map(() => maybe(timeText))),
   })
   .map((r) => {
@@ -475,7 +665,27 @@ const randomFlight: fc.Arbitrary<Flight> = fc
       baggageClaim: r.belts ? { belts: r.belts } : undefined,
       route: r.route ? { destinations: r.route } : undefined,
       aircraftRegistration: r.registration,
-      checkinAllocations: undefined,
+      aircraftType: r.aircraft ? { iataMain: r.aircraft, iataSub: r.aircraft } : undefined,
+      serviceType: r.serviceType,
+      codeshares: r.codeshares ? { codeshares: r.codeshares } : undefined,
+      checkinAllocations: r.checkin
+        ? {
+            checkinAllocations: [
+              {
+                ...(r.checkin.start ? { startTime: r.checkin.start } : {}),
+                ...(r.checkin.end ? { endTime: r.checkin.end } : {}),
+                rows: {
+                  rows: r.checkin.rows.map((position, i) => ({
+                    position,
+                    desks: {
+                      desks: r.checkin?.desks.slice(i, i + 2).map((d) => ({ position: d })) ?? [],
+                    },
+                  })),
+                },
+              },
+            ],
+          }
+        : undefined,
       publicEstimatedOffBlockTime: undefined,
     });
     TIME_FIELDS.forEach((field, i) => {
@@ -485,10 +695,20 @@ const randomFlight: fc.Arbitrary<Flight> = fc
     return flight;
   });
 
-/** Applies reported changes to known fields, as a consumer of the events would. */
+/**
+ * Applies reported changes to known fields, as a consumer of the events would: each
+ * value change must name the field it moves and the value it moves from; states are
+ * added and withdrawn one by one, not taken whole from the change.
+ */
 function applyChanges(known: SnapshotFields, changes: Change[]): SnapshotFields {
   const out: SnapshotFields = structuredClone(known);
   for (const c of changes) {
+    expect(c.field).toBe(UPSTREAM_FIELD[c.kind] ?? c.field);
+    if (c.kind !== "state" && c.kind !== "time") {
+      const was = out[SNAPSHOT_FIELD[c.kind] as keyof SnapshotFields];
+      expect(c.action).toBe(was === undefined ? "assigned" : "changed");
+      expect(c.old).toEqual(was);
+    }
     switch (c.kind) {
       case "gate":
       case "pier":
@@ -504,8 +724,18 @@ function applyChanges(known: SnapshotFields, changes: Change[]): SnapshotFields 
       case "aircraftType":
         out.aircraftType = c.new as string;
         break;
-      case "state":
-        out.states = c.new as string[];
+      case "state": {
+        const states = new Set(out.states);
+        expect(states.has(c.state as string)).toBe(c.action === "withdrawn");
+        if (c.action === "added") states.add(c.state as string);
+        else states.delete(c.state as string);
+        // Every state change of one diff carries the list before it and after all of them.
+        expect(c.old).toEqual(known.states);
+        out.states = [...states].sort();
+        break;
+      }
+      case "checkin":
+        out.checkin = c.new as SnapshotFields["checkin"];
         break;
       case "belt":
         out.belts = c.new as string[];
@@ -516,15 +746,51 @@ function applyChanges(known: SnapshotFields, changes: Change[]): SnapshotFields 
       case "codeshares":
         out.codeshares = c.new as string[];
         break;
-      case "time":
+      case "time": {
+        const field = c.field as keyof NonNullable<SnapshotFields["times"]>;
+        const was = out.times?.[field];
+        expect(c.action).toBe(was === undefined ? "assigned" : "changed");
+        expect(c.old === undefined ? undefined : parseApiDateTime(c.old as string, ZONE)).toBe(was);
         out.times = { ...out.times, [c.field]: parseApiDateTime(c.new as string, ZONE) };
         break;
+      }
       default:
-        break;
+        throw new Error(`a change of kind ${c.kind} between two sightings of one flight`);
     }
   }
+  // The states a change lists as the new list are the list after all of them.
+  for (const c of changes) if (c.kind === "state") expect(c.new).toEqual(out.states);
   return out;
 }
+
+/** The upstream field each kind of change names (time changes name their own). */
+const UPSTREAM_FIELD: Partial<Record<Change["kind"], string>> = {
+  gate: "gate",
+  pier: "pier",
+  terminal: "terminal",
+  aircraftType: "aircraftType",
+  registration: "aircraftRegistration",
+  serviceType: "serviceType",
+  state: "publicFlightState",
+  belt: "baggageClaim",
+  codeshares: "codeshares",
+  route: "route",
+  checkin: "checkinAllocations",
+};
+
+/** The snapshot field each kind of value change moves. */
+const SNAPSHOT_FIELD: Partial<Record<Change["kind"], keyof SnapshotFields>> = {
+  gate: "gate",
+  pier: "pier",
+  terminal: "terminal",
+  aircraftType: "aircraftType",
+  registration: "registration",
+  serviceType: "serviceType",
+  belt: "belts",
+  codeshares: "codeshares",
+  route: "route",
+  checkin: "checkin",
+};
 
 describe("diffFlight properties", () => {
   it("diff(a, a) is empty", () => {

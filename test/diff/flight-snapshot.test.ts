@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Flight } from "../../src/api/types.js";
 import {
+  type FlightSnapshot,
+  identityOf,
   mergeFields,
   type SnapshotFields,
   snapshotFields,
@@ -118,10 +120,170 @@ describe("snapshotFields", () => {
     ).toBeUndefined();
   });
 
+  it("reads a record with any one time field alone", () => {
+    const timeless = (): Flight => {
+      const r = record();
+      for (const field of TIME_FIELDS) delete r[field];
+      return r;
+    };
+    TIME_FIELDS.forEach((field, i) => {
+      const one = timeless();
+      one[field] = formatApiDateTime(T0 + i * 60_000, ZONE);
+      expect(snapshotFields(one, ZONE).times).toStrictEqual({ [field]: T0 + i * 60_000 });
+    });
+    expect(snapshotFields(timeless(), ZONE)).not.toHaveProperty("times");
+  });
+
+  it("writes an aircraft type with either part missing", () => {
+    const type = (iataMain?: string, iataSub?: string) =>
+      snapshotFields(record({ aircraftType: { iataMain, iataSub } }), ZONE).aircraftType;
+    expect(type("73H", "73W")).toBe("73H/73W");
+    expect(type("73H", undefined)).toBe("73H/");
+    expect(type(undefined, "73W")).toBe("/73W");
+    expect(type(" ", undefined)).toBeUndefined();
+  });
+
+  it("sums up check-in: earliest opening, latest closing, every row and desk", () => {
+    const t = (minutes: number) => formatApiDateTime(T0 + minutes * 60_000, ZONE);
+    const desk = (position: number) => ({ position });
+    const checkin = snapshotFields(
+      record({
+        checkinAllocations: {
+          checkinAllocations: [
+            {
+              startTime: t(-120),
+              endTime: t(-50),
+              rows: { rows: [{ position: "13", desks: { desks: [desk(10), desk(2)] } }] },
+            },
+            {
+              startTime: t(-180),
+              endTime: t(-40),
+              rows: { rows: [{ position: "12", desks: { desks: [desk(2), desk(1)] } }] },
+            },
+            { startTime: t(-150), endTime: t(-60) },
+          ],
+        },
+      }),
+      ZONE,
+    ).checkin;
+    expect(checkin).toStrictEqual({
+      rows: ["12", "13"],
+      desks: [1, 2, 10],
+      opens: T0 - 180 * 60_000,
+      closes: T0 - 40 * 60_000,
+    });
+  });
+
+  it("keeps check-in known only in part, and none when the allocations say nothing", () => {
+    const t = (minutes: number) => formatApiDateTime(T0 + minutes * 60_000, ZONE);
+    const checkin = (
+      allocations: NonNullable<Flight["checkinAllocations"]>["checkinAllocations"],
+    ) =>
+      snapshotFields(record({ checkinAllocations: { checkinAllocations: allocations } }), ZONE)
+        .checkin;
+    expect(checkin([{ endTime: t(-40) }])).toStrictEqual({
+      rows: [],
+      desks: [],
+      closes: T0 - 40 * 60_000,
+    });
+    expect(checkin([{ startTime: t(-90) }])).toStrictEqual({
+      rows: [],
+      desks: [],
+      opens: T0 - 90 * 60_000,
+    });
+    expect(checkin([{ rows: { rows: [{ position: "12" }] } }])).toStrictEqual({
+      rows: ["12"],
+      desks: [],
+    });
+    expect(
+      checkin([{ rows: { rows: [{ position: "", desks: { desks: [{ position: 4 }] } }] } }]),
+    ).toStrictEqual({ rows: [], desks: [4] });
+    expect(checkin([{ rows: { rows: [] } }])).toBeUndefined();
+    expect(checkin([])).toBeUndefined();
+  });
+
+  it("de-duplicates and cleans lists that come in order too", () => {
+    const fields = snapshotFields(
+      record({
+        publicFlightState: { flightStates: ["DEL", "SCH", "SCH"] },
+        route: { destinations: ["CDG", 7 as unknown as string] },
+        baggageClaim: { belts: ["11", "12"] },
+      }),
+      ZONE,
+    );
+    expect(fields.states).toEqual(["DEL", "SCH"]);
+    expect(fields.route).toEqual(["CDG"]);
+    expect(fields.belts).toEqual(["11", "12"]);
+  });
+
+  it("gives lists of its own, never the record's", () => {
+    const flight = record({ baggageClaim: { belts: ["11", "12"] } });
+    const fields = snapshotFields(flight, ZONE);
+    flight.baggageClaim?.belts?.push("13");
+    expect(fields.belts).toEqual(["11", "12"]);
+  });
+
+  it("lists no desk without a position", () => {
+    const checkin = snapshotFields(
+      record({
+        checkinAllocations: {
+          checkinAllocations: [
+            { rows: { rows: [{ position: "12", desks: { desks: [{ position: 3 }, {}] } }] } },
+          ],
+        },
+      }),
+      ZONE,
+    ).checkin;
+    expect(checkin).toStrictEqual({ rows: ["12"], desks: [3] });
+  });
+
   it("trims text fields and drops blank ones", () => {
     const fields = snapshotFields(record({ gate: " D7 ", pier: "  " }), ZONE);
     expect(fields.gate).toBe("D7");
     expect(fields).not.toHaveProperty("pier");
+  });
+});
+
+describe("identityOf", () => {
+  it("is what change events carry of a snapshot: its identity, without fields or version", () => {
+    const snapshot: FlightSnapshot = {
+      key: "D:2026-11-21:KL1234",
+      id: "1",
+      mainFlight: "KL1234",
+      flightNames: ["KL1234", "DL9341"],
+      direction: "D",
+      scheduleDate: "2026-11-21",
+      scheduled: T0,
+      prefixIATA: "KL",
+      prefixICAO: "KLM",
+      operational: true,
+      version: T0 - 60_000,
+      fields: { gate: "D7" },
+    };
+    const { version: _v, fields: _f, ...identity } = snapshot;
+    expect(identityOf(snapshot)).toStrictEqual(identity);
+  });
+
+  it("leaves out what the snapshot does not know, keeping a flag that is false", () => {
+    const bare: FlightSnapshot = {
+      key: "?:?:KL1234",
+      id: "",
+      mainFlight: "KL1234",
+      flightNames: ["KL1234"],
+      operational: false,
+      version: 0,
+      fields: {},
+    };
+    expect(identityOf(bare)).toStrictEqual({
+      key: "?:?:KL1234",
+      id: "",
+      mainFlight: "KL1234",
+      flightNames: ["KL1234"],
+      operational: false,
+    });
+    expect(identityOf({ ...bare, scheduled: 0 })).toHaveProperty("scheduled", 0);
+    const { operational: _o, ...unflagged } = bare;
+    expect(identityOf(unflagged)).not.toHaveProperty("operational");
   });
 });
 
