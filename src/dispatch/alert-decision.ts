@@ -15,7 +15,8 @@
  * event with a lower version (and above 0: version 0 is unordered, taken as newest) is
  * stale: it never sets the field's value; it is remembered as done, except that while
  * nothing has been announced about the field and it predates the pending change's first
- * event, it becomes that change's start (its `old`), as it would have been in order.
+ * event, it becomes that change's start (its `old`, and under `shift_at_least` the
+ * baseline taken there), as it would have been in order.
  *
  * Held changes: a field changing while it is held — within the window after its
  * correction (flapping `correct`), or after its group closed under flapping `suppress`
@@ -152,15 +153,7 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
   }
   if (event.version > (memory.version ?? 0)) memory.version = event.version;
   if (event.kind === "time" && usesHysteresis(rule) && !memory.sent && memory.base === undefined) {
-    // Before any alert, shifts are measured from the value before the first change seen,
-    // or for a first estimate from the schedule; with neither, the first value passes.
-    const old = instantOf(event.old);
-    if (old !== undefined && event.old !== undefined) {
-      memory.base = old;
-      memory.baseValue = event.old;
-    } else {
-      memory.base = event.flight.scheduled ?? null;
-    }
+    takeBaseline(memory, event);
   }
   const shift = match.selector?.shiftAtLeastMinutes;
   const delay = match.selector?.delayAtLeastMinutes;
@@ -201,6 +194,20 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
 }
 
 /**
+ * Before any alert, shifts are measured from the value before the first change seen, or
+ * for a first estimate from the schedule; with neither, the first value passes.
+ */
+function takeBaseline(memory: FieldMemory, event: ChangeEvent): void {
+  const old = instantOf(event.old);
+  if (old !== undefined && event.old !== undefined) {
+    memory.base = old;
+    memory.baseValue = event.old;
+  } else {
+    memory.base = event.flight.scheduled ?? null;
+  }
+}
+
+/**
  * An event older than one already admitted for its field: it never sets the value. While
  * nobody has been told about the field and it predates the pending change, it is where
  * that change starts (the group then reads from its true first value, and a field that
@@ -219,6 +226,11 @@ function admitStale(
     event.version < pending.firstVersion &&
     memory.sent === undefined
   ) {
+    // A baseline taken where the change started moves back with its start.
+    if (memory.baseValue !== undefined && sameValue(pending.kind, memory.baseValue, pending.old)) {
+      delete memory.baseValue;
+      takeBaseline(memory, event);
+    }
     pending.firstAction = event.action;
     setOptional(pending, "old", event.old);
     pending.firstVersion = event.version;
@@ -245,8 +257,9 @@ function flushReady(state: AlertState, rule: Rule, now: number, catchUp?: CatchU
   if (group && group.dueAt <= now && !keptOpen(group.openedAt, group.dueAt, catchUp)) {
     delete state.group;
     const release = suppressRelease(group.changes, rule);
-    if (release !== undefined && release > now) {
-      // Closed to new fields; its own fields keep joining it until the release.
+    if (release !== undefined) {
+      // Closed to new fields; its own fields keep joining it until the release. Held even
+      // when the release is already past, so a hold that catch-up keeps open waits too.
       state.held ??= [];
       for (const change of group.changes) state.held.push({ ...change, until: release });
     } else {
@@ -267,6 +280,7 @@ function flushReady(state: AlertState, rule: Rule, now: number, catchUp?: CatchU
     }
     state.held = waiting;
   }
+  // Stryker disable next-line ConditionalExpression: a shortcut; nothing ready sends nothing
   if (ready.length === 0) return [];
   ready.sort((a, b) => a.change.since - b.change.since);
   const changes: AlertChange[] = [];
@@ -357,6 +371,7 @@ function decideChange(
     !released &&
     flapping?.action === "correct" &&
     sent !== undefined &&
+    // Stryker disable next-line ConditionalExpression: no value is ever emptied to revert to
     sent.old !== undefined &&
     now - sent.at <= flapping.windowMs &&
     sameValue(kind, after, sent.old);
@@ -364,6 +379,7 @@ function decideChange(
     kind,
     field: change.field,
     action: change.firstAction === "assigned" && old !== undefined ? "changed" : netAction(change),
+    // Stryker disable next-line MethodExpression: a decided change has left the state
     eventIds: change.eventIds.slice(),
   };
   if (change.state !== undefined) out.state = change.state;
@@ -377,9 +393,11 @@ function decideChange(
   }
   if (correction) {
     out.correction = true;
+    // Stryker disable next-line OptionalChaining: a correction needs flapping
     memory.holdUntil = now + (flapping?.windowMs ?? 0);
   }
   memory.sent = { at: now };
+  // Stryker disable next-line ConditionalExpression: never undefined: no value is ever emptied
   if (after !== undefined) memory.sent.new = after;
   const announcedBefore = isPresenceKind(kind) ? before : old;
   if (announcedBefore !== undefined) memory.sent.old = announcedBefore;
@@ -399,6 +417,7 @@ function baseline(
   memory: FieldMemory,
   flight: FlightIdentity | undefined,
 ): number | null | undefined {
+  // Stryker disable next-line OptionalChaining: a pending change always has state.flight
   if (change.delayAtLeastMinutes !== undefined && flight?.scheduled !== undefined) {
     return flight.scheduled;
   }

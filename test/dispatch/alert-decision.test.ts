@@ -165,6 +165,84 @@ describe("grouping", () => {
   });
 });
 
+describe("what an alert tells", () => {
+  it("a value assigned anew after one the recipient was told is a change from that value", () => {
+    // The flight was dropped and found again: its gate comes as a fresh assignment.
+    const d = new Driver(rule());
+    expect(d.admit(T0, [gate(undefined, "D1", 1)]).map(summary)).toEqual([["gate ∅→D1"]]);
+    const again = gate(undefined, "D2", 3);
+    const [alert] = d.admit(T0 + MINUTE, [again]);
+    expect(alert?.changes).toEqual([
+      {
+        kind: "gate",
+        field: "gate",
+        action: "changed",
+        old: "D1",
+        new: "D2",
+        eventIds: [again.id],
+      },
+    ]);
+  });
+
+  it("a first estimate has no shift: there is no earlier time to move from", () => {
+    const d = new Driver(rule());
+    const [alert] = d.admit(T0, [time(undefined, 15, 1)]);
+    expect(alert?.changes[0]).toMatchObject({ action: "assigned", new: at(15), delayMinutes: 15 });
+    expect(alert?.changes[0]?.shiftMinutes).toBeUndefined();
+  });
+
+  it("a terminal change (a number) tells no shift: only times move", () => {
+    const d = new Driver(rule());
+    const moved = event(
+      { kind: "terminal", field: "terminal", action: "changed", old: 1, new: 2 },
+      1,
+    );
+    const [alert] = d.admit(T0, [moved]);
+    expect(alert?.changes).toEqual([
+      {
+        kind: "terminal",
+        field: "terminal",
+        action: "changed",
+        old: 1,
+        new: 2,
+        eventIds: [moved.id],
+      },
+    ]);
+  });
+
+  it("is the same after JSON (stored and delivered as JSON): what it lacks is left out", () => {
+    const unscheduled = flight();
+    delete unscheduled.scheduled;
+    const observations = [
+      [gate(undefined, "D1", 1)],
+      // No schedule, so no delay, and no current fields known.
+      [
+        event(
+          {
+            kind: "time",
+            field: "publicEstimatedOffBlockTime",
+            action: "changed",
+            old: at(0),
+            new: at(10),
+            shiftMinutes: 10,
+          },
+          2,
+          unscheduled,
+        ),
+      ],
+      [event({ kind: "flight", field: "flight", action: "removed" }, 3)],
+    ];
+    const d = new Driver(rule());
+    for (const [i, events] of observations.entries()) d.admit(T0 + i * MINUTE, events);
+    expect(d.sent.flatMap((a) => a.changes.map((c) => `${c.field} ${c.action}`))).toEqual([
+      "gate assigned",
+      "publicEstimatedOffBlockTime changed",
+      "flight removed",
+    ]);
+    for (const alert of d.sent) expect(JSON.parse(JSON.stringify(alert))).toStrictEqual(alert);
+  });
+});
+
 describe("cool-down", () => {
   const coolDown = rule({ coolDownMs: 30 * MINUTE });
 
@@ -252,6 +330,29 @@ describe("idempotence", () => {
     expect(due.alerts).toHaveLength(1);
     expect(flushDue(due.state, r, T0 + MINUTE)).toEqual({ state: due.state, alerts: [] });
     expect(flushDue(undefined, r, T0)).toEqual({ state: undefined, alerts: [] });
+  });
+
+  it("a flush with nothing due hands back the state it was given, however late", () => {
+    const r = rule({ groupWaitMs: MINUTE });
+    const first = admitMatches(undefined, r, [{ rule: r, event: gate("D1", "D2", 1) }], T0);
+    const sent = flushDue(first.state, r, T0 + MINUTE);
+    expect(sent.state).toBeDefined();
+    // Only the memory of the alert is left; past its hour the next decision drops it.
+    const later = T0 + MINUTE + DONE_IDS_MEMORY_MS + 1;
+    expect(flushDue(sent.state, r, later)).toStrictEqual({ state: sent.state, alerts: [] });
+    expect(admitMatches(sent.state, r, [], later).state).toBeUndefined();
+  });
+
+  it("a flush before the due time hands back the state it was given, even memory past its time", () => {
+    const r = rule({ groupWaitMs: 10 * MINUTE });
+    const first = admitMatches(undefined, r, [{ rule: r, event: gate("D1", "D2", 1) }], T0);
+    const sent = flushDue(first.state, r, T0 + 10 * MINUTE);
+    // A new group opens near the end of the alert's memory and is due after it.
+    const opened = T0 + 10 * MINUTE + DONE_IDS_MEMORY_MS - MINUTE;
+    const next = admitMatches(sent.state, r, [{ rule: r, event: gate("D2", "D3", 2) }], opened);
+    expect(next.state?.done).toBeDefined();
+    const early = flushDue(next.state, r, opened + 5 * MINUTE);
+    expect(early).toStrictEqual({ state: next.state, alerts: [], dueAt: opened + 10 * MINUTE });
   });
 
   it("decisions never change the state they are given", () => {
@@ -355,6 +456,24 @@ describe("catching up after downtime", () => {
     const first = admitMatches(st, c, [{ rule: c, event: gate("D4", "D5", 4) }], down.since, down);
     expect(first.alerts).toEqual([]);
     expect(moves(flushDue(json(first.state), c, down.since + 2_000).alerts)).toEqual([["D1→D5"]]);
+  });
+
+  it("flapping suppress: a group closed into its hold only after the stop still takes what catch-up finds", () => {
+    // Due at T0+1m but not flushed before the stop; its hold (to T0+5m) outlasted the last look.
+    const s = rule({ groupWaitMs: MINUTE, flapping: { action: "suppress", windowMs: 5 * MINUTE } });
+    const opened = admitMatches(undefined, s, [{ rule: s, event: gate("D1", "D2", 1) }], T0);
+    const first = flushDue(json(opened.state), s, down.since, down);
+    expect(first.alerts).toEqual([]);
+    // The first poll back finds D1 again: a flap within the window, as if flushed in time.
+    const back = admitMatches(
+      json(first.state),
+      s,
+      [{ rule: s, event: gate("D2", "D1", 2) }],
+      down.since,
+      down,
+    );
+    expect(back.alerts).toEqual([]);
+    expect(flushDue(json(back.state), s, down.since + 2_000).alerts).toEqual([]);
   });
 
   it("a hold that ended before detection's last look, or began since, is released on time", () => {

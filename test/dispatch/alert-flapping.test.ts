@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { admitMatches } from "../../src/dispatch/alert-decision.js";
 import { DONE_IDS_MEMORY_MS } from "../../src/dispatch/alert-state.js";
 import { Driver, gate, MINUTE, rule, state, summary, time } from "./dispatch-builder.js";
 
@@ -216,5 +217,77 @@ describe("flapping: correct", () => {
     expect(d.state?.fields?.gate?.sent).toMatchObject({ at: T0 });
     d.admit(T0 + DONE_IDS_MEMORY_MS + 1, []);
     expect(d.state).toBeUndefined();
+  });
+});
+
+describe("flapping: correct, at the window's edges", () => {
+  const correcting = () => rule({ flapping: { windowMs: WINDOW, action: "correct" } });
+
+  it("a revert exactly at the end of the window is still a correction", () => {
+    const d = new Driver(correcting());
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    expect(d.admit(T0 + WINDOW, [gate("D2", "D1", 2)]).map(summary)).toEqual([
+      ["gate D2→D1 (correction)"],
+    ]);
+  });
+
+  it("a change exactly when the hold ends is not held: a flap back then is corrected at once", () => {
+    const d = new Driver(correcting());
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    d.admit(T0 + MINUTE, [gate("D2", "D1", 2)]); // the correction: held until T0 + 1m + window
+    const end = T0 + MINUTE + WINDOW;
+    expect(d.admit(end - 1, [gate("D1", "D2", 3)])).toEqual([]);
+    expect(d.dueAt).toBe(end);
+
+    const atEnd = new Driver(correcting());
+    atEnd.admit(T0, [gate("D1", "D2", 1)]);
+    atEnd.admit(T0 + MINUTE, [gate("D2", "D1", 2)]);
+    expect(atEnd.admit(end, [gate("D1", "D2", 3)]).map(summary)).toEqual([
+      ["gate D1→D2 (correction)"],
+    ]);
+  });
+
+  it("a held change released with a group goes first when its field changed first", () => {
+    const d = new Driver(
+      rule({ groupWaitMs: MINUTE, flapping: { windowMs: WINDOW, action: "correct" } }),
+    );
+    d.admit(T0, [gate("D1", "D2", 1)]);
+    d.flush(T0 + MINUTE);
+    d.admit(T0 + 2 * MINUTE, [gate("D2", "D1", 2)]);
+    expect(d.flush(T0 + 3 * MINUTE).map(summary)).toEqual([["gate D2→D1 (correction)"]]);
+    const release = T0 + 3 * MINUTE + WINDOW;
+    d.admit(T0 + 4 * MINUTE, [gate("D1", "D3", 3)]); // held until the release
+    // A group opened a minute before the release closes with it: one alert.
+    d.admit(release - MINUTE, [time(0, 20, 4)]);
+    expect(d.dueAt).toBe(release);
+    const [alert, ...more] = d.flush(release);
+    expect(more).toEqual([]);
+    expect(summary(alert)).toEqual(["gate D1→D3", "publicEstimatedOffBlockTime 11:00→11:20"]);
+    expect(alert).toMatchObject({ openedAt: T0 + 4 * MINUTE, decidedAt: release });
+  });
+
+  it("a rule reloaded without flapping sends at once, even within a former correction's hold", () => {
+    const correct = correcting();
+    let st = admitMatches(
+      undefined,
+      correct,
+      [{ rule: correct, event: gate("D1", "D2", 1) }],
+      T0,
+    ).state;
+    st = admitMatches(
+      st,
+      correct,
+      [{ rule: correct, event: gate("D2", "D1", 2) }],
+      T0 + MINUTE,
+    ).state;
+    expect(st?.fields?.gate?.holdUntil).toBe(T0 + MINUTE + WINDOW);
+    const reloaded = rule();
+    const next = admitMatches(
+      st,
+      reloaded,
+      [{ rule: reloaded, event: gate("D1", "D3", 3) }],
+      T0 + 2 * MINUTE,
+    );
+    expect(next.alerts.map(summary)).toEqual([["gate D1→D3"]]);
   });
 });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { Rule } from "../../src/rules/rule.js";
+import { DONE_IDS_MEMORY_MS } from "../../src/dispatch/alert-state.js";
+import type { ChangeSelector, Rule } from "../../src/rules/rule.js";
 import { parseRuleFile } from "../../src/rules/rule-loader.js";
 import {
   at,
   Driver,
   flight,
+  gate,
   MINUTE,
   rule,
   SCHEDULED,
@@ -122,9 +124,10 @@ describe("hysteresis (shift_at_least)", () => {
   });
 });
 
-/** A rule with one change selector written as in docs/rules.md, read by the real loader. */
-function ruleWith(selector: string): Rule {
-  const text = `rules:\n  - id: r1\n    changes:\n      - ${selector}\n    channels: [{ type: console }]\n`;
+/** A rule with change selectors written as in docs/rules.md, read by the real loader. */
+function ruleWith(...selectors: string[]): Rule {
+  const changes = selectors.map((selector) => `      - ${selector}\n`).join("");
+  const text = `rules:\n  - id: r1\n    changes:\n${changes}    channels: [{ type: console }]\n`;
   const load = parseRuleFile(text, "rules/test.yaml", { vars: { values: {} }, zone: ZONE });
   expect(load.problems).toEqual([]);
   return load.rules[0] as Rule;
@@ -178,5 +181,55 @@ describe("delay_at_least with shift_at_least (matched by the real rule set)", ()
   it("without delay_at_least the baseline stays the value before the first change seen", () => {
     const d = new Driver(ruleWith("{ kind: departure_time, shift_at_least: 30m }"));
     expect(delaysAlerted(d, [25, 35, 50, 56])).toEqual([56]);
+  });
+});
+
+describe("hysteresis beside other selectors", () => {
+  it("a gate in a rule with shift_at_least leaves nothing behind once its memory has passed", () => {
+    const gates: ChangeSelector = { name: "gate", kinds: ["gate"] };
+    const d = new Driver(rule({ groupWaitMs: MINUTE, changes: [shiftSelector(10), gates] }));
+    d.admit(T0, [gate("D1", "D2", 1)], gates);
+    d.admit(T0 + 1000, [gate("D2", "D1", 2)], gates);
+    expect(d.flush(T0 + MINUTE)).toEqual([]);
+    d.admit(T0 + MINUTE + DONE_IDS_MEMORY_MS + 1, []);
+    expect(d.state).toBeUndefined();
+  });
+
+  it("a time matched without shift_at_least is told from its own first old value", () => {
+    const boarding: ChangeSelector = {
+      name: "boarding_time",
+      kinds: ["time"],
+      fields: ["expectedTimeBoarding"],
+    };
+    const d = new Driver(rule({ groupWaitMs: MINUTE, changes: [shiftSelector(10), boarding] }));
+    d.admit(T0, [time(0, 5, 1, "expectedTimeBoarding")], boarding);
+    d.admit(T0 + 1000, [time(5, 0, 2, "expectedTimeBoarding")], boarding);
+    expect(d.flush(T0 + MINUTE)).toEqual([]);
+    // 11:00 → 11:03 is not seen by this rule (say, an outage).
+    d.admit(T0 + 2 * MINUTE, [time(3, 8, 4, "expectedTimeBoarding")], boarding);
+    expect(d.flush(T0 + 3 * MINUTE).map(summary)).toEqual([["expectedTimeBoarding 11:03→11:08"]]);
+  });
+});
+
+describe("delay_at_least and shift_at_least in two selectors (matched by the real rule set)", () => {
+  it("the newest match decides: delay_at_least measures the first alert from the schedule", () => {
+    const r = ruleWith(
+      "{ kind: departure_time, delay_at_least: 30m, shift_at_least: 30m }",
+      "{ kind: departure_time, shift_at_least: 10m }",
+    );
+    const d = new Driver({ ...r, groupWaitMs: 2 * MINUTE });
+    // 20 minutes late: only the second selector matches, measured from 11:15.
+    d.observe(T0, [time(15, 20, 1)]);
+    // 33 minutes late: the first matches, and 33 minutes from the schedule is enough.
+    d.observe(T0 + MINUTE, [time(20, 33, 2)]);
+    expect(d.flush(T0 + 2 * MINUTE).map(summary)).toEqual([
+      ["publicEstimatedOffBlockTime 11:15→11:33"],
+    ]);
+
+    // Back under 30 minutes late, the newest match measures from 11:15: 7 minutes are too few.
+    const back = new Driver({ ...r, groupWaitMs: 2 * MINUTE });
+    back.observe(T0, [time(15, 33, 1)]);
+    back.observe(T0 + MINUTE, [time(33, 22, 2)]);
+    expect(back.flush(T0 + 2 * MINUTE)).toEqual([]);
   });
 });
