@@ -29,5 +29,7 @@ export default {
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   tempDirName: ".stryker-tmp",
+  // Not copied to the sandbox: builds, reports, and the sandboxes of other runs.
+  ignorePatterns: ["dist", "coverage", "reports", ".stryker-tmp*"],
   cleanTempDir: true,
 };

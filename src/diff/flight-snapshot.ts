@@ -278,8 +278,8 @@ export function mergeFields(known: SnapshotFields, observed: SnapshotFields): Sn
 function coversFields(known: SnapshotFields, observed: SnapshotFields): boolean {
   let properties = 0;
   for (const _ in known) properties++;
-  // Stryker disable next-line ArithmeticOperator: a wrong count only turns the shortcut down (the property test checks a wrong "yes")
   const covered =
+    // Stryker disable next-line ArithmeticOperator: a wrong count only turns the shortcut down (the property test checks a wrong "yes")
     both(known.gate, observed.gate) +
     both(known.pier, observed.pier) +
     both(known.terminal, observed.terminal) +
@@ -300,8 +300,8 @@ function coversFields(known: SnapshotFields, observed: SnapshotFields): boolean 
 function coversTimes(known: SnapshotTimes, observed: SnapshotTimes): boolean {
   let properties = 0;
   for (const _ in known) properties++;
-  // Stryker disable next-line ArithmeticOperator: a wrong count only turns the shortcut down (the property test checks a wrong "yes")
   const covered =
+    // Stryker disable next-line ArithmeticOperator: a wrong count only turns the shortcut down (the property test checks a wrong "yes")
     both(known.estimatedLandingTime, observed.estimatedLandingTime) +
     both(known.actualLandingTime, observed.actualLandingTime) +
     both(known.publicEstimatedOffBlockTime, observed.publicEstimatedOffBlockTime) +

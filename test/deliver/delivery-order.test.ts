@@ -162,6 +162,13 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     expect(await order.claim(note("n3", 30), LOCK_MS)).toEqual({ kind: "busy" });
   });
 
+  it("fails when Redis refuses to note one of them, naming Redis's error", async () => {
+    const [n1, n2] = [note("n1", 10), note("n2", 20, { channel: "mail" })];
+    // The second order's key holds something else: Redis refuses its ZADD.
+    await t.redis.set(keys.deliveryOrder(orderOf(n2)), "not a sorted set");
+    await expect(order.pending([n1, n2])).rejects.toThrow(/WRONGTYPE/);
+  });
+
   it("forgets ids done elsewhere, so they hold nothing up", async () => {
     const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
     await order.pending([n1, n2, n3]);

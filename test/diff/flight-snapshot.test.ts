@@ -214,6 +214,8 @@ describe("snapshotFields", () => {
     expect(fields.states).toEqual(["DEL", "SCH"]);
     expect(fields.route).toEqual(["CDG"]);
     expect(fields.belts).toEqual(["11", "12"]);
+    const odd = snapshotFields(record({ route: { destinations: [7 as unknown as string] } }), ZONE);
+    expect(odd).not.toHaveProperty("route");
   });
 
   it("gives lists of its own, never the record's", () => {
