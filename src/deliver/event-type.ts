@@ -80,6 +80,7 @@ export function alertEventType(changes: readonly Change[]): EventType | typeof G
   for (const change of changes) {
     const type = changeEventType(change);
     const rank = RANK.get(type) ?? Number.POSITIVE_INFINITY;
+    // Stryker disable next-line EqualityOperator: an equal rank is the same type, so taking the later change gives the same type
     if (rank < bestRank) {
       best = type;
       bestRank = rank;

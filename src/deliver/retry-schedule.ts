@@ -27,6 +27,7 @@ export const MAX_RETRY_AFTER_MS = 3_600_000;
 /** The scheduled delay before retry number `retry` (1-based), without jitter; undefined past the end. */
 export function nominalDelay(schedule: RetrySchedule, retry: number): number | undefined {
   const { delaysMs, forMs } = schedule;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut, the loop gives undefined too (for retry < 1 it never runs; an empty list gives undefined delays)
   if (delaysMs.length === 0 || retry < 1) return undefined;
   let elapsed = 0;
   for (let i = 1; i <= retry; i++) {

@@ -30,7 +30,9 @@ export class RuleSet {
   private readonly zone: string;
   /** Scratch for one `match` call at a time (matching is synchronous, so never shared). */
   private readonly memo: CheckMemo;
+  // Stryker disable next-line ArrayDeclaration: scratch, emptied before each use (by `RuleIndex.candidates`)
   private readonly candidates: number[] = [];
+  // Stryker disable next-line ArrayDeclaration: scratch, emptied before each use (in `match`)
   private readonly positions: number[] = [];
 
   constructor(rules: readonly Rule[], options: RuleSetOptions = {}) {
@@ -59,16 +61,22 @@ export class RuleSet {
     const moves = movesByFlight(events);
     // Events of one flight come in a row and share their `flightNames` array.
     let lastFlightNames: readonly string[] | undefined;
+    // Stryker disable next-line ArrayDeclaration: replaced at the first event, whose flightNames are never undefined
     let lastNames: readonly string[] = [];
     let lastKey: string | undefined;
     let lastMoves: readonly ChangeEvent[] | undefined;
     for (const event of events) {
       const flightNames = event.flight.flightNames;
+      // Stryker disable next-line ConditionalExpression: a cache, normalising the names again gives the same names
       if (flightNames !== lastFlightNames) {
         lastFlightNames = flightNames;
         lastNames = normalisedNames(flightNames);
       }
-      if (moves !== undefined && event.flight.key !== lastKey) {
+      if (
+        moves !== undefined &&
+        // Stryker disable next-line ConditionalExpression: a cache, looking the flight's moves up again gives the same list
+        event.flight.key !== lastKey
+      ) {
         lastKey = event.flight.key;
         lastMoves = moves.get(lastKey);
       }
@@ -83,6 +91,7 @@ export class RuleSet {
         matches.push(found);
         positions.push(position);
       }
+      // Stryker disable next-line EqualityOperator: one match is in order already (restoring it changes nothing)
       if (!ordered && positions.length > 1) restoreRuleOrder(matches, first, positions);
     }
     return matches;
@@ -118,7 +127,12 @@ function restoreRuleOrder(matches: RuleMatch[], first: number, positions: number
     const position = positions[i] as number;
     const match = matches[first + i] as RuleMatch;
     let j = i - 1;
-    while (j >= 0 && (positions[j] as number) > position) {
+    while (
+      // Stryker disable next-line ConditionalExpression: positions[-1] is undefined and compares false, which ends the loop as well
+      j >= 0 &&
+      // Stryker disable next-line EqualityOperator: equal positions are one rule's alike matches of the event, all but one dropped below
+      (positions[j] as number) > position
+    ) {
       positions[j + 1] = positions[j] as number;
       matches[first + j + 1] = matches[first + j] as RuleMatch;
       j--;

@@ -188,6 +188,15 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("Fri, 20 Nov 2026 10:00:00 GMT", now)).toBe(0);
   });
 
+  it("reads an HTTP-date with whitespace around it", () => {
+    expect(parseRetryAfter(" Sat, 21 Nov 2026 10:00:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("\tSat, 21 Nov 2026 10:00:30 GMT ", now)).toBe(30_000);
+  });
+
+  it("ignores a date after other words, which Date.parse alone would read", () => {
+    expect(parseRetryAfter("not before Sat, 21 Nov 2026 10:00:30 GMT", now)).toBeUndefined();
+  });
+
   it("ignores absent and unreadable values", () => {
     for (const value of [undefined, "", "soon", "-5", "1.5", "Sat, 99 Foo 2026"]) {
       expect(parseRetryAfter(value, now)).toBeUndefined();

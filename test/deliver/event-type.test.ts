@@ -152,6 +152,10 @@ describe("event type of an alert: its most significant change", () => {
     );
   });
 
+  it("types an alert without changes flight.changed, the type earlier versions sent", () => {
+    expect(alertEventType([])).toBe("flight.changed");
+  });
+
   it("falls back to flight.changed only for an alert without changes", () => {
     expect(alertEventType([])).toBe(GENERAL_EVENT_TYPE);
     expect(EVENT_TYPES).not.toContain(GENERAL_EVENT_TYPE);

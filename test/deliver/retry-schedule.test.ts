@@ -55,6 +55,16 @@ describe("retry schedule", () => {
     expect(attemptsOf({ delaysMs: [0], forMs: H })).toBe(2);
   });
 
+  it("describes a schedule without delays as no retries", () => {
+    expect(describeSchedule({ delaysMs: [], forMs: 24 * H })).toBe("no retries");
+  });
+
+  it("describes delays that are not whole seconds in milliseconds", () => {
+    expect(describeSchedule({ delaysMs: [1500, 90 * S], forMs: 2 * M })).toBe(
+      "1500ms, 90s, then every 90s up to 2m (3 attempts)",
+    );
+  });
+
   it("counts attempts as the delays it schedules (property)", () => {
     fc.assert(
       fc.property(

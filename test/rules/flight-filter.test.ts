@@ -79,6 +79,17 @@ describe("flight filter", () => {
     it("prefers the prefix over the main flight's designator", () => {
       expect(holds({ airlines: ["KL"] }, { flight: { prefixIATA: "HV" } })).toBe(false);
     });
+    it("judges an IATA code by the IATA prefix even when the records give no ICAO prefix", () => {
+      // A Transavia flight whose main number is written with KL's designator.
+      const flight = { prefixIATA: "HV", prefixICAO: undefined, mainFlight: "KL601" };
+      expect(holds({ airlines: ["KL"] }, { flight })).toBe(false);
+      expect(holds({ airlines: ["HV"] }, { flight })).toBe(true);
+    });
+    it("judges an ICAO code by the ICAO prefix even when the records give no IATA prefix", () => {
+      const flight = { prefixIATA: undefined, prefixICAO: "TRA", mainFlight: "KLM601" };
+      expect(holds({ airlines: ["KLM"] }, { flight })).toBe(false);
+      expect(holds({ airlines: ["TRA"] }, { flight })).toBe(true);
+    });
     it("does not hold when nothing names the airline", () => {
       const flight = { prefixIATA: undefined, prefixICAO: undefined, mainFlight: "123" };
       expect(holds({ airlines: ["KL", "KLM"] }, { flight })).toBe(false);
@@ -381,6 +392,10 @@ describe("flight filter", () => {
       expect(holds({ not: { flights: ["DL9341"] } })).toBe(false);
       expect(holds({ not: { flights: ["KL0601"] } })).toBe(false);
       expect(holds({ not: { flights: ["KL602", "AF1"] } })).toBe(true);
+    });
+    it("excludes a flight by a codeshare number that is not the first of the numbers it lists", () => {
+      expect(holds({ not: { flights: ["AF1", "DL9341"] } })).toBe(false);
+      expect(holds({ not: { flights: ["KL602", "kl 0601"] } })).toBe(false);
     });
   });
 
