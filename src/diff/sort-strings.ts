@@ -4,6 +4,7 @@
  * sort allocates nothing there, where the builtin allocates a work area on every call.
  */
 export function sortStrings(values: string[]): string[] {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: both ways give the same order (tests check both)
   if (values.length > 32) return values.sort();
   sortFirst(values, values.length);
   return values;
@@ -14,6 +15,7 @@ export function sortStrings(values: string[]): string[] {
  * for a reused scratch array whose length is not the count of its entries.
  */
 export function sortFirst(values: string[], n: number): void {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: both ways give the same order (tests check both)
   if (n > 32) {
     const sorted = values.slice(0, n).sort();
     for (let i = 0; i < n; i++) values[i] = sorted[i] as string;

@@ -62,6 +62,31 @@ describe("eventId", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it("is pinned for large integers, fractions and check-in summaries too", () => {
+    expect(eventId(KEY, "terminal", "changed", undefined, 2 ** 40 + 5, -(2 ** 33) - 7, V)).toBe(
+      "YCPbZTuet_I7KHsJFGZ4WQ",
+    );
+    expect(eventId(KEY, "terminal", "changed", undefined, 1.5, 2.25, V)).toBe(
+      "inwKi7aUducIVYLAm0nAhA",
+    );
+    const checkin = { rows: ["12"], desks: [1, 2], opens: 5 };
+    expect(
+      eventId(KEY, "checkinAllocations", "changed", undefined, checkin, { rows: [], desks: [] }, V),
+    ).toBe("EpLGkL69ES2Ntx59REHeKg");
+  });
+
+  it("tells apart numbers that are equal as 32-bit integers, and check-ins that differ", () => {
+    const ids = [
+      eventId(KEY, "terminal", "changed", undefined, 1, 2, V),
+      eventId(KEY, "terminal", "changed", undefined, 1.5, 2, V),
+      eventId(KEY, "terminal", "changed", undefined, 2 ** 32 + 1, 2, V),
+      eventId(KEY, "terminal", "changed", undefined, 2 ** 53 + 2, 2, V),
+      eventId(KEY, "terminal", "changed", undefined, { rows: ["1"], desks: [] }, 2, V),
+      eventId(KEY, "terminal", "changed", undefined, { rows: ["2"], desks: [] }, 2, V),
+    ];
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it("treats a missing value and null alike, as the JSON basis of the first design did", () => {
     expect(eventId(KEY, "gate", "assigned", undefined, undefined, "D9", V)).toBe(
       eventId(KEY, "gate", "assigned", null as unknown as undefined, null, "D9", V),

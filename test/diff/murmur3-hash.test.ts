@@ -134,7 +134,11 @@ describe("Murmur3Hash", () => {
   it("hashes any word stream as the reference hashes its little-endian bytes (property)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 600 }),
+        // Lengths across the whole range: past the first buffer (256 words) too.
+        fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), {
+          maxLength: 600,
+          size: "max",
+        }),
         fc.nat({ max: 2 ** 32 - 1 }),
         (words, seed) => {
           expect(wordsOf(new Murmur3Hash(), words).reset(seed).digestWords()).toEqual(
@@ -150,11 +154,22 @@ describe("Murmur3Hash", () => {
 
   it("feeds a string's UTF-16 code units as UTF-16LE bytes, zero-padded to a word", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => {
-        const units = new Uint8Array(Math.ceil(text.length / 2) * 4);
-        units.set(new Uint8Array(Buffer.from(text, "utf16le")));
-        expect(new Murmur3Hash(7).units(text).digestWords()).toEqual(referenceX86x128(units, 7));
-      }),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 700, size: "max" }),
+        // Words fed before it, so the string starts anywhere in the first buffer.
+        fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), {
+          maxLength: 300,
+          size: "max",
+        }),
+        (text, before) => {
+          const units = new Uint8Array(Math.ceil(text.length / 2) * 4);
+          units.set(new Uint8Array(Buffer.from(text, "utf16le")));
+          const h = wordsOf(new Murmur3Hash(7), before).units(text);
+          expect(h.digestWords()).toEqual(
+            referenceX86x128(new Uint8Array([...bytesOf(before), ...units]), 7),
+          );
+        },
+      ),
     );
   });
 
@@ -177,8 +192,17 @@ describe("Murmur3Hash", () => {
   it("lays out any string as that tag, length and packing, past the first buffer too (property)", () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom("binary", "grapheme-ascii"), maxLength: 1200 }),
-        fc.string({ unit: "binary", maxLength: 40 }),
+        // Any text; ASCII and Latin-1 text; and Latin-1 text with one wider unit anywhere.
+        fc.oneof(
+          fc.string({ unit: "binary", maxLength: 1200, size: "max" }),
+          fc.string({ unit: "grapheme-ascii", maxLength: 1200, size: "max" }),
+          fc.string({
+            unit: fc.constantFrom("a", "é", "ÿ", "\u0000", "Ω"),
+            maxLength: 1200,
+            size: "max",
+          }),
+        ),
+        fc.string({ unit: "binary", maxLength: 600, size: "max" }),
         (text, before) => {
           const latin1 = text.split("").every((unit) => unit.charCodeAt(0) < 256);
           const body = latin1 ? Buffer.from(text, "latin1") : Buffer.from(text, "utf16le");
@@ -198,6 +222,27 @@ describe("Murmur3Hash", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("lays out a short string right at the end of the first buffer", () => {
+    // The buffer holds 256 words; a string of n units needs 2 + ⌈n/4⌉ (Latin-1) or
+    // 2 + ⌈n/2⌉ (UTF-16) of them: every way of ending at, or one past, its end.
+    for (let before = 248; before <= 256; before++) {
+      for (const text of ["", "a", "ab", "abc", "abcd", "abcde", "Ω", "aΩ", "abcΩ", "abcdΩ"]) {
+        const words = Array.from({ length: before }, (_, i) => i * 7919);
+        const latin1 = [...text].every((unit) => unit.charCodeAt(0) < 256);
+        const body = latin1 ? Buffer.from(text, "latin1") : Buffer.from(text, "utf16le");
+        const padded = new Uint8Array(Math.ceil(body.length / 4) * 4);
+        padded.set(body);
+        const expected = new Uint8Array([
+          ...bytesOf(words),
+          ...bytesOf([latin1 ? 1 : 2, text.length]),
+          ...padded,
+        ]);
+        const h = wordsOf(new Murmur3Hash(5), words).string(text, 1, 2);
+        expect(h.digestWords()).toEqual(referenceX86x128(expected, 5));
+      }
+    }
   });
 
   it("writes the 16 bytes in base64url, 22 characters", () => {

@@ -3,6 +3,25 @@ import { describe, expect, it } from "vitest";
 import { sortFirst, sortStrings } from "../../src/diff/sort-strings.js";
 
 describe("sortStrings", () => {
+  it("orders long lists too (more than 32 strings), as Array.prototype.sort() does", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string(), { minLength: 33, maxLength: 80 }),
+        fc.nat(80),
+        (values, k) => {
+          const copy = values.slice();
+          expect(sortStrings(copy)).toBe(copy);
+          expect(copy).toEqual(values.slice().sort());
+          const n = 33 + (k % (values.length - 32));
+          const first = values.slice();
+          sortFirst(first, n);
+          expect(first).toEqual([...values.slice(0, n).sort(), ...values.slice(n)]);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
   it("orders strings as Array.prototype.sort() does, in place, at any length (property)", () => {
     fc.assert(
       fc.property(
