@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { cpus, freemem, platform, release, totalmem } from "node:os";
 import { connectRedis } from "../src/store/redis-connection.js";
-import type { Headline } from "./run.js";
+import type { Headline } from "./benchmark.js";
 
 /** What one benchmark printed and its headlines. */
 export interface BenchSection {

@@ -15,8 +15,8 @@ import { readEmailSettings } from "../src/deliver/email-settings.js";
 import { type Notification, notificationOf } from "../src/deliver/notification.js";
 import type { EmailChannelSpec, Rule } from "../src/rules/rule.js";
 import { forkBenchChild } from "./bench-child.js";
+import type { Benchmark } from "./benchmark.js";
 import { BENCH_ZONE, benchAlerts } from "./delivery-alerts.js";
-import type { Benchmark } from "./run.js";
 import type { SmtpChildReport, SmtpChildRequest } from "./smtp-receiver-child.js";
 
 /** Messages per configuration. */

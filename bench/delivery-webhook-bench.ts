@@ -17,11 +17,11 @@ import type { Redis } from "ioredis";
 import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";
 import { type BenchChild, forkBenchChild } from "./bench-child.js";
+import type { Benchmark } from "./benchmark.js";
 import { benchAlerts } from "./delivery-alerts.js";
 import type { EnqueueReport, ProcessRequest, ProcessSettings } from "./delivery-process-child.js";
 import { BENCH_SECRET } from "./delivery-webhook-rules.js";
 import { type RunFigures, runFigures } from "./latency-figures.js";
-import type { Benchmark } from "./run.js";
 import type { ReceiverReport, ReceiverRequest } from "./webhook-receiver-child.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -28,7 +28,7 @@ import { type DetectionCommit, DetectionStore } from "../src/store/detection-sto
 import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../src/store/redis-keys.js";
 import { parseApiDateTime, toLocalDate } from "../src/time/local-time.js";
-import type { Benchmark } from "./run.js";
+import type { Benchmark } from "./benchmark.js";
 import { measureUpstreamRequests } from "./upstream-requests.js";
 
 const ZONE = "Europe/Amsterdam";

@@ -12,7 +12,7 @@
  *    polls.
  */
 import type { RunningSimulator } from "../src/simulator/http/start-simulator.js";
-import type { Benchmark, Headline } from "./run.js";
+import type { Benchmark, Headline } from "./benchmark.js";
 import { measureUpstreamRequests, type UpstreamRequests } from "./upstream-requests.js";
 
 const START = Date.parse("2026-11-21T05:00:00Z");

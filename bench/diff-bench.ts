@@ -24,7 +24,7 @@ import type { FlightSnapshot } from "../src/diff/flight-snapshot.js";
 import { ManualClock } from "../src/simulator/sim-clock.js";
 import { createSimulator } from "../src/simulator/simulator.js";
 import { formatApiDateTime } from "../src/time/local-time.js";
-import type { Benchmark, Headline } from "./run.js";
+import type { Benchmark, Headline } from "./benchmark.js";
 
 const ZONE = "Europe/Amsterdam";
 const FLIGHTS = 4_000;

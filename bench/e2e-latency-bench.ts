@@ -29,6 +29,7 @@ import { HOOK_SECRET } from "../test/cli/run-harness.js";
 import { type SimFlight, sleep, waitFor } from "../test/support/crash-run.js";
 import { type SlackReceiver, startSlackReceiver } from "../test/support/slack-receiver.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../test/support/webhook-receiver.js";
+import type { Benchmark } from "./benchmark.js";
 import {
   type BenchAirport,
   type DaemonChild,
@@ -37,7 +38,6 @@ import {
   writeRuleFiles,
 } from "./daemon-rig.js";
 import { type Percentiles, percentiles } from "./latency-figures.js";
-import type { Benchmark } from "./run.js";
 
 const INTERVAL_MS = 1000;
 const AIM_MS = INTERVAL_MS + 250;

@@ -19,6 +19,7 @@ import { waitFor } from "../test/support/crash-run.js";
 import { startSlackReceiver } from "../test/support/slack-receiver.js";
 import { startSmtpReceiver } from "../test/support/smtp-receiver.js";
 import { startWebhookReceiver } from "../test/support/webhook-receiver.js";
+import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
   type DaemonChild,
@@ -29,7 +30,6 @@ import {
   writeRuleFiles,
 } from "./daemon-rig.js";
 import { applyAtRate, type Fate, GateUpdates, quantile } from "./gate-updates.js";
-import type { Benchmark, Headline } from "./run.js";
 
 /**
  * A daemon setting (and the page size the upstream serves it) and the webhook changes

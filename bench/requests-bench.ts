@@ -6,7 +6,7 @@
  * rate, at POLL_INTERVAL=30s (the default) and 1s. Requests are counted by the
  * simulator over loopback HTTP (bench/upstream-requests.ts).
  */
-import type { Benchmark, Headline } from "./run.js";
+import type { Benchmark, Headline } from "./benchmark.js";
 import { measureUpstreamRequests, type UpstreamRequests } from "./upstream-requests.js";
 
 /** 2026-11-21 06:00 local: the busiest hour of the simulated morning (seed 5). */

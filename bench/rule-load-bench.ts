@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { loadRuleDir } from "../src/rules/rule-loader.js";
-import type { Benchmark } from "./run.js";
+import type { Benchmark } from "./benchmark.js";
 
 const RULES = 100_000;
 const ZONE = "Europe/Amsterdam";

@@ -17,7 +17,7 @@ import type { ChangeSelector, FlightFilter, Rule } from "../src/rules/rule.js";
 import { RuleSet } from "../src/rules/rule-matcher.js";
 import { Random } from "../src/simulator/random.js";
 import { fromLocalDateTime, toLocalDate } from "../src/time/local-time.js";
-import type { Benchmark } from "./run.js";
+import type { Benchmark } from "./benchmark.js";
 import { BENCH_START, BENCH_ZONE, simulatedPolls } from "./simulated-polls.js";
 
 const ZONE = BENCH_ZONE;

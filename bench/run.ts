@@ -6,6 +6,7 @@
  * replaces only their sections of BENCHMARKS.md; `--no-write` leaves the file alone.
  */
 import { fileURLToPath } from "node:url";
+import type { Benchmark } from "./benchmark.js";
 import { type BenchSection, describeMachine, updateBenchmarksFile } from "./benchmarks-file.js";
 import { deliveryEmailBenchmark } from "./delivery-email-bench.js";
 import { deliveryWebhookBenchmark } from "./delivery-webhook-bench.js";
@@ -22,27 +23,6 @@ import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 import { takeoverBenchmark } from "./takeover-bench.js";
 import { watchThroughputBenchmark } from "./watch-throughput-bench.js";
-
-/** A headline figure of a benchmark, for the summary table of BENCHMARKS.md. */
-export interface Headline {
-  /** What is measured, e.g. "detection latency p99 at POLL_INTERVAL=1s". */
-  figure: string;
-  /** The measurement, with its unit, e.g. "812 ms". */
-  value: string;
-  /** The target, when the issue names one, e.g. "≤ 1,250 ms". */
-  aim?: string;
-  /** Whether `value` meets `aim`. */
-  met?: boolean;
-}
-
-/** One benchmark: a name and a function that prints its own figures. */
-export interface Benchmark {
-  name: string;
-  /** A heading for its section of BENCHMARKS.md (default: the name). */
-  title?: string;
-  /** Prints its figures (console.log, which is captured for BENCHMARKS.md); may return headlines. */
-  run(): Promise<Headline[] | undefined> | Promise<void>;
-}
 
 const benchmarks: Benchmark[] = [
   simulatorDataBenchmark,

@@ -6,7 +6,7 @@
  */
 import { ManualClock } from "../src/simulator/sim-clock.js";
 import { createSimulator } from "../src/simulator/simulator.js";
-import type { Benchmark } from "./run.js";
+import type { Benchmark } from "./benchmark.js";
 
 const START = Date.parse("2026-06-10T04:00:00Z");
 const MIN = 60_000;

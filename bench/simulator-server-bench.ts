@@ -7,7 +7,7 @@
  */
 import { Agent, request } from "undici";
 import { type RunningSimulator, startSimulator } from "../src/simulator/http/start-simulator.js";
-import type { Benchmark } from "./run.js";
+import type { Benchmark } from "./benchmark.js";
 
 const CONCURRENCY = 200;
 const DURATION_MS = 4000;

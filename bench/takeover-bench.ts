@@ -16,6 +16,7 @@ import { HOOK_SECRET } from "../test/cli/run-harness.js";
 import { type CliProcess, spawnCli } from "../test/support/cli-process.js";
 import { sleep, waitFor } from "../test/support/crash-run.js";
 import { startWebhookReceiver, type WebhookDelivery } from "../test/support/webhook-receiver.js";
+import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
   benchDaemonEnv,
@@ -23,7 +24,6 @@ import {
   writeRuleFiles,
 } from "./daemon-rig.js";
 import { percentiles } from "./latency-figures.js";
-import type { Benchmark, Headline } from "./run.js";
 
 const ROUNDS = Number(process.env.BENCH_TAKEOVER_ROUNDS ?? 6);
 const fmt = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;

@@ -28,6 +28,7 @@ import { type RunningSimulator, startSimulator } from "../src/simulator/http/sta
 import { eventsOfFields } from "../src/store/outbox-entry.js";
 import { type CliProcess, spawnCli, testRedisEnv } from "../test/support/cli-process.js";
 import { waitFor } from "../test/support/crash-run.js";
+import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
   RECORDS_PER_10K_FLIGHTS,
@@ -35,7 +36,6 @@ import {
   stopChild,
 } from "./daemon-rig.js";
 import { applyAtRate, GateUpdates, quantile } from "./gate-updates.js";
-import type { Benchmark, Headline } from "./run.js";
 
 const ZONE = "Europe/Amsterdam";
 const INTERVAL = "1s";
