@@ -39,7 +39,7 @@ export interface OverlapBounds {
 /** The stamp lag observed, as of `now` (decayed since it was seen), ms; 0 when none was. */
 export function stampLag(state: Pick<DetectionState, "lagMs" | "lagAt">, now: number): number {
   const { lagMs, lagAt } = state;
-  // Stryker disable next-line EqualityOperator: a lag of 0 decays to 0 as well
+  // Stryker disable next-line EqualityOperator: "< 0": a lag of 0 decays to 0 as well (the other ways are killed)
   if (lagMs === undefined || lagMs <= 0) return 0;
   const age = Math.max(0, now - (lagAt ?? now));
   return lagMs * 0.5 ** (age / LAG_HALF_LIFE_MS);
@@ -81,7 +81,7 @@ export function nextStampLag(
   now: number,
   seenMs: number,
 ): Pick<DetectionState, "lagMs" | "lagAt"> {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a lag of 0 or less is never above the one kept (never below 0)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: dropping "seenMs <= 0", or "< 0": a lag of 0 or less is never above the one kept (never below 0); the other ways are killed
   if (seenMs <= 0 || seenMs <= stampLag(state, now)) return {};
   return { lagMs: Math.round(seenMs), lagAt: now };
 }

@@ -224,7 +224,7 @@ const BARE = ["kind", "field", "action"];
  * lists them) are exactly `keys`, in order: then a literal with those keys is what a
  * spread would build. Reads the keys from the object's map, so allocates nothing.
  */
-// Stryker disable BlockStatement,ConditionalExpression,UpdateOperator,BooleanLiteral: answering "no" for a shape only takes the general path; a wrong "yes" is what tests catch (EqualityOperator)
+// Stryker disable BlockStatement,ConditionalExpression,UpdateOperator,BooleanLiteral: answering "no" for a shape only takes the general path, which builds the same event; those answering a wrong "yes" are killed
 function keysAre(change: Change, keys: readonly string[]): boolean {
   let i = 0;
   for (const key in change) if (key !== keys[i++]) return false;

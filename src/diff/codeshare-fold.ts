@@ -92,16 +92,16 @@ function observe(key: string, group: Flight[], zone: string): ObservedFlight {
   for (const record of group) {
     const stamp = record.lastUpdatedAt;
     let updated = 0;
-    // Stryker disable next-line ConditionalExpression: an absent stamp parses to nothing, which is 0 as well
+    // Stryker disable next-line ConditionalExpression: "true": an absent stamp parses to nothing, which is 0 as well ("false" is killed)
     if (stamp) {
-      // Stryker disable next-line ConditionalExpression: a cache; parsing again gives the same instant
+      // Stryker disable next-line ConditionalExpression: "true": a cache; parsing again gives the same instant ("false" is killed)
       if (stamp !== lastStamp) {
         lastStamp = stamp;
         lastUpdated = parseApiDateTime(stamp, zone) ?? 0;
       }
       updated = lastUpdated;
     }
-    // Stryker disable next-line EqualityOperator: taking an equal stamp again changes nothing
+    // Stryker disable next-line EqualityOperator: ">=": taking an equal stamp again changes nothing (the other ways are killed)
     if (updated > version) version = updated;
     if (updated > newestVersion) {
       newest = record;
@@ -163,19 +163,19 @@ export function flightNamesOf(group: readonly Flight[], mainFlight: string): str
   for (const record of group) {
     const name = record.flightName;
     if (name) {
-      // Stryker disable next-line ConditionalExpression,StringLiteral: the general path gives the same names (the property test compares both)
+      // Stryker disable next-line ConditionalExpression,StringLiteral: the ways into the general path give the same names (the property test compares both); those that skip it wrongly are killed
       if (typeof name !== "string") return flightNamesBySet(group, mainFlight);
       names[n++] = name;
     }
     const partners = record.codeshares?.codeshares;
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: the general path gives the same names (the property test compares both)
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: the ways into the general path give the same names (the property test compares both); those that skip it wrongly are killed
     if (partners === undefined || partners === null) continue;
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral: the general path gives the same names (the property test compares both)
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: the ways into the general path give the same names (the property test compares both); those that skip it wrongly are killed
     if (!Array.isArray(partners)) return flightNamesBySet(group, mainFlight);
-    // Stryker disable next-line EqualityOperator,UpdateOperator: a step out of range reads no string, and the general path gives the same names (the property test compares both)
+    // Stryker disable next-line EqualityOperator,UpdateOperator: "<=" reads no string past the end, and the ways into the general path give the same names (the property test compares both); those that skip it wrongly are killed
     for (let i = 0; i < partners.length; i++) {
       const partner: unknown = partners[i];
-      // Stryker disable next-line ConditionalExpression,StringLiteral: the general path gives the same names (the property test compares both)
+      // Stryker disable next-line ConditionalExpression,StringLiteral: the ways into the general path give the same names (the property test compares both); those that skip it wrongly are killed
       if (typeof partner !== "string") return flightNamesBySet(group, mainFlight);
       names[n++] = partner;
     }
@@ -184,15 +184,15 @@ export function flightNamesOf(group: readonly Flight[], mainFlight: string): str
   let unique = 0;
   for (let i = 0; i < n; i++) {
     const name = names[i] as string;
-    // Stryker disable next-line ConditionalExpression: at i = 0, names[-1] is undefined, which no name equals
+    // Stryker disable next-line ConditionalExpression: "i === 0" forced false: names[-1] is undefined, which no name equals (the other ways are killed)
     if (name !== mainFlight && (i === 0 || name !== names[i - 1])) names[unique++] = name;
   }
   // Built at its final size: growing `[mainFlight]` by push allocates room for 17.
-  // Stryker disable next-line ConditionalExpression: a shortcut; the loop below builds the same list
+  // Stryker disable next-line ConditionalExpression: "false": a shortcut; the loop below builds the same list ("true" is killed)
   if (unique === 0) return [mainFlight];
-  // Stryker disable next-line ConditionalExpression: a shortcut; the loop below builds the same list
+  // Stryker disable next-line ConditionalExpression: "false": a shortcut; the loop below builds the same list ("true" is killed)
   if (unique === 1) return [mainFlight, names[0] as string];
-  // Stryker disable next-line ConditionalExpression: a shortcut; the loop below builds the same list
+  // Stryker disable next-line ConditionalExpression: "false": a shortcut; the loop below builds the same list ("true" is killed)
   if (unique === 2) return [mainFlight, names[0] as string, names[1] as string];
   const out = [mainFlight];
   for (let i = 0; i < unique; i++) out.push(names[i] as string);

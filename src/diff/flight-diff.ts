@@ -103,14 +103,14 @@ function carryCarrier(source: FlightIdentity, previous: FlightIdentity, to: Flig
 
 /** Every flight number known for the flight: once sold under a number, it keeps matching. */
 function unionNames(previous: FlightSnapshot, seen: readonly string[]): string[] {
-  // Stryker disable next-line ConditionalExpression: a shortcut; the union of names already known is the same list
+  // Stryker disable next-line ConditionalExpression: "false": a shortcut; the union of names already known is the same list ("true" is killed)
   if (containsAll(previous.flightNames, seen)) return previous.flightNames;
   const names = new Set([...previous.flightNames, ...seen]);
   names.delete(previous.mainFlight);
   return [previous.mainFlight, ...[...names].sort()];
 }
 
-// Stryker disable all: a shortcut for unionNames; answering "no" where it should say "yes" only builds the same list
+// Stryker disable all: a shortcut for unionNames; answering "no" where it should say "yes" only builds the same list (those answering a wrong "yes" are killed)
 function containsAll(names: readonly string[], seen: readonly string[]): boolean {
   outer: for (let i = 0; i < seen.length; i++) {
     for (let j = 0; j < names.length; j++) if (names[j] === seen[i]) continue outer;
@@ -170,11 +170,11 @@ function emit(change: Change): void {
 function takeFound(): Change[] {
   const n = foundCount;
   foundCount = 0;
-  // Stryker disable next-line ConditionalExpression: a shortcut; the slice below gives the same array
+  // Stryker disable next-line ConditionalExpression: "false": a shortcut; the slice below gives the same array ("true" is killed)
   if (n === 0) return [];
-  // Stryker disable next-line ConditionalExpression: a shortcut; the slice below gives the same array
+  // Stryker disable next-line ConditionalExpression: "false": a shortcut; the slice below gives the same array ("true" is killed)
   if (n === 1) return [found[0] as Change];
-  // Stryker disable next-line ConditionalExpression: a shortcut; the slice below gives the same array
+  // Stryker disable next-line ConditionalExpression: "false": a shortcut; the slice below gives the same array ("true" is killed)
   if (n === 2) return [found[0] as Change, found[1] as Change];
   return found.slice(0, n);
 }
@@ -310,7 +310,7 @@ function formatTime(instantMs: number, zone: string): string {
     formattedZone = zone;
   }
   let text = formatted.get(instantMs);
-  // Stryker disable next-line ConditionalExpression: formatting again gives the same text
+  // Stryker disable next-line ConditionalExpression: "true": formatting again gives the same text ("false" is killed)
   if (text === undefined) {
     text = formatApiDateTime(instantMs, zone);
     // Stryker disable next-line ConditionalExpression,EqualityOperator: when a bounded cache is cleared changes its size, not its answers
@@ -330,7 +330,7 @@ function sameList(
   b: readonly (string | number)[],
 ): boolean {
   if (!a || a.length !== b.length) return false;
-  // Stryker disable next-line EqualityOperator: one step past the end compares undefined with undefined
+  // Stryker disable next-line EqualityOperator: "<=" steps past the end, comparing undefined with undefined (the other ways are killed)
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }

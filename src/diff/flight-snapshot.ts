@@ -122,7 +122,7 @@ const sortedStrings = (values: readonly unknown[] | undefined): string[] | undef
 };
 
 /** Already non-empty strings in strictly ascending order (the common case): no sort needed. */
-// Stryker disable BlockStatement,StringLiteral,BooleanLiteral: a "no" only takes the general path of sortedStrings, which gives the same list; a wrong "yes" is what tests catch
+// Stryker disable BlockStatement,StringLiteral,BooleanLiteral: a "no" only takes the general path of sortedStrings, which gives the same list; those making a wrong "yes" are killed
 function isSortedSet(values: readonly unknown[]): values is string[] {
   let prev = "";
   for (const v of values) {
@@ -136,7 +136,7 @@ function isSortedSet(values: readonly unknown[]): values is string[] {
 const text = (value: unknown): string | undefined => {
   if (typeof value !== "string") return undefined;
   const trimmed = value.trim();
-  // Stryker disable next-line ConditionalExpression,StringLiteral: every caller drops an empty text as it drops none
+  // Stryker disable next-line ConditionalExpression,StringLiteral: "false" and the emptied string let an empty text through, which every caller drops as it drops none ("true" is killed)
   return trimmed === "" ? undefined : trimmed;
 };
 
@@ -222,7 +222,7 @@ const instant = (value: unknown, zone: string): number | undefined =>
 
 function checkinSummary(flight: Flight, zone: string): CheckinSummary | undefined {
   const allocations = flight.checkinAllocations?.checkinAllocations;
-  // Stryker disable next-line ConditionalExpression: no allocation sums up to nothing below as well
+  // Stryker disable next-line ConditionalExpression: "false" sums up no allocation to nothing below as well (the other way is killed)
   if (!allocations || allocations.length === 0) return undefined;
   let opens: number | undefined;
   let closes: number | undefined;
@@ -231,9 +231,9 @@ function checkinSummary(flight: Flight, zone: string): CheckinSummary | undefine
   for (const allocation of allocations) {
     const start = allocation.startTime ? parseApiDateTime(allocation.startTime, zone) : undefined;
     const end = allocation.endTime ? parseApiDateTime(allocation.endTime, zone) : undefined;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: an undefined start is never below opens, an equal one changes nothing
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: "start !== undefined" forced true (undefined is never below opens) and "<=" (an equal start) change nothing; the other ways are killed
     if (start !== undefined && (opens === undefined || start < opens)) opens = start;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: an undefined end is never above closes, an equal one changes nothing
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: "end !== undefined" forced true (undefined is never above closes) and ">=" (an equal end) change nothing; the other ways are killed
     if (end !== undefined && (closes === undefined || end > closes)) closes = end;
     // Stryker disable next-line ArrayDeclaration: an entry of another shape has no position and no desks
     for (const row of allocation.rows?.rows ?? []) {

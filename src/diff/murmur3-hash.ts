@@ -48,7 +48,7 @@ export class Murmur3Hash {
     const buffer = this.buffer;
     let at = this.length;
     let i = 0;
-    // Stryker disable next-line EqualityOperator: one step past the end reads NaN, which packs as 0, and the last unit is written alike
+    // Stryker disable next-line EqualityOperator: "<=" steps past the end, reading NaN, which packs as 0 (the other ways are killed)
     for (; i + 1 < n; i += 2) {
       buffer[at++] = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16);
     }
@@ -73,7 +73,7 @@ export class Murmur3Hash {
     let at = start + 2;
     let all = 0;
     let i = 0;
-    // Stryker disable next-line EqualityOperator: one step past the end reads NaN, which packs as 0, as the tail loop does
+    // Stryker disable next-line EqualityOperator: "<=" steps past the end, reading NaN, which packs as 0 as the tail loop does (the other ways are killed)
     for (; i + 3 < n; i += 4) {
       const a = text.charCodeAt(i);
       const b = text.charCodeAt(i + 1);
@@ -84,7 +84,7 @@ export class Murmur3Hash {
     }
     if (i < n) {
       let word = 0;
-      // Stryker disable next-line EqualityOperator: one step past the end reads NaN, which packs as 0
+      // Stryker disable next-line EqualityOperator: "<=" steps past the end, reading NaN, which packs as 0 (the other ways are killed)
       for (let shift = 0; i < n; i++, shift += 8) {
         const a = text.charCodeAt(i);
         all |= a;
@@ -120,7 +120,7 @@ export class Murmur3Hash {
   }
 
   private grow(atLeast: number): void {
-    // Stryker disable next-line ArithmeticOperator: room for what is fed either way (the buffer only grows more often)
+    // Stryker disable next-line ArithmeticOperator: "/ 2" leaves room for what is fed too, growing more often (the other way is killed)
     const bigger = new Int32Array(Math.max(this.buffer.length * 2, this.length + atLeast));
     bigger.set(this.buffer.subarray(0, this.length));
     this.buffer = bigger;
@@ -209,7 +209,7 @@ const bytes = new Uint8Array(16);
 
 /** Unpadded base64url of four words written as 16 little-endian bytes. */
 function base64url16(words: Int32Array): string {
-  // Stryker disable next-line EqualityOperator: a fifth word reads 0 and writes past the 16 bytes, which a typed array ignores
+  // Stryker disable next-line EqualityOperator: "<=" reads a fifth word, 0, and writes past the 16 bytes, which a typed array ignores (the other ways are killed)
   for (let w = 0; w < 4; w++) {
     const word = words[w] as number;
     bytes[w * 4] = word;
