@@ -16,8 +16,8 @@ import type { Page } from "../api/paged-walk.js";
 import type { CollectionQueries, FlightsQuery } from "../api/query-params.js";
 import { ConfigError, InvalidParamError } from "../errors.js";
 import { airportZone, parseApiDateTime } from "../time/local-time.js";
+import { VERSION } from "../version.js";
 import { StdoutSink } from "./stdout-sink.js";
-import { VERSION } from "./version.js";
 
 /** Example lines per subcommand; `api --help` shows them all. */
 const EXAMPLES: Record<string, string[]> = {

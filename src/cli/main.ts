@@ -5,6 +5,7 @@
 import { Command, CommanderError } from "commander";
 import { describeError, FlightwatchError } from "../errors.js";
 import { maskSecrets } from "../log/mask-secrets.js";
+import { VERSION } from "../version.js";
 import { registerApiCommand } from "./api-command.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerDeliveriesCommand } from "./deliveries-command.js";
@@ -12,7 +13,6 @@ import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerRulesCommand } from "./rules-command.js";
 import { registerRunCommands } from "./run-command.js";
 import { registerSimulateCommand } from "./simulate-command.js";
-import { VERSION } from "./version.js";
 import { registerWatchCommand } from "./watch-command.js";
 
 /** Builds the command tree; tests call this to run subcommands in-process. */

@@ -35,16 +35,9 @@ import { RuleSet } from "../rules/rule-matcher.js";
 import type { RuleVariables } from "../rules/variable-substitution.js";
 import { DEFAULT_AIRPORT_TIMEZONE, fromLocalDateTime } from "../time/local-time.js";
 import { EXIT } from "./exit-codes.js";
+import { rulesDir } from "./rule-files.js";
 import { endQuietlyWhenReaderGoes } from "./stdout-sink.js";
 import { VARS_FILE_HELP } from "./vars-file.js";
-
-/** Default rules directory when neither an argument nor FLIGHTWATCH_RULES gives one. */
-export const DEFAULT_RULES_DIR = "rules";
-
-/** The rules directory: the argument, else FLIGHTWATCH_RULES, else `rules`. */
-export function rulesDir(arg: string | undefined, env: Record<string, string | undefined>): string {
-  return arg ?? (env.FLIGHTWATCH_RULES?.trim() || DEFAULT_RULES_DIR);
-}
 
 const EXAMPLES = `
 Examples:

@@ -29,11 +29,15 @@ import type { RuleSet } from "../rules/rule-matcher.js";
 import type { RuleWatcher } from "../rules/rule-watcher.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
+import {
+  addSimulatorOptions,
+  simulatedStart,
+  startEmbeddedSimulator,
+} from "./embedded-simulator.js";
 import { EXIT } from "./exit-codes.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-import { simulatedStart } from "./simulate-command.js";
+import { startRuleWatcher } from "./rule-files.js";
 import { VARS_FILE_HELP } from "./vars-file.js";
-import { addSimulatorOptions, startEmbeddedSimulator, startRuleWatcher } from "./watch-command.js";
 
 /** Flags of `run` (and `demo`) as commander hands them over. */
 export interface RunFlags {

@@ -13,7 +13,8 @@ import {
   startSimulator,
 } from "../simulator/http/start-simulator.js";
 import { parseDuration } from "../time/duration.js";
-import { airportZone, DEFAULT_AIRPORT_TIMEZONE, parseApiDateTime } from "../time/local-time.js";
+import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import { simulatedStart } from "./embedded-simulator.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 
 /** Flags of `simulate` as commander hands them over (all strings, or booleans for switches). */
@@ -319,12 +320,3 @@ function report(
 }
 
 const pct = (rate: number): string => `${Math.round(rate * 1000) / 10}%`;
-
-/** `--start`: the simulated start, airport-local or with an offset, as epoch ms. */
-export function simulatedStart(text: string, zone: string): number {
-  const ms = parseApiDateTime(text, zone);
-  if (ms === undefined) {
-    throw new ConfigError("--start", `"${text}" is not a date-time (e.g. 2026-10-25T01:30:00)`);
-  }
-  return ms;
-}

@@ -3,7 +3,6 @@
  * simulator with `--simulator`), keeps snapshots in Redis, and prints every change
  * event as one JSON line on stdout; poll summaries and problems go to stderr.
  */
-import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
@@ -18,19 +17,16 @@ import type { DetectorSettings } from "../detect/detector.js";
 import { startWatch } from "../detect/watch.js";
 import type { Alert } from "../dispatch/alert.js";
 import { describeAlert } from "../dispatch/alert-text.js";
-import { ConfigError, describeError, formatRuleProblem, renameSettings } from "../errors.js";
-import { type OutboundPolicy, readOutboundAllow } from "../outbound/outbound-policy.js";
-import { loadRuleDir } from "../rules/rule-loader.js";
-import { RuleSet } from "../rules/rule-matcher.js";
-import { RuleWatcher } from "../rules/rule-watcher.js";
-import type { RuleVariables } from "../rules/variable-substitution.js";
-import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
+import { ConfigError, describeError, renameSettings } from "../errors.js";
+import { readOutboundAllow } from "../outbound/outbound-policy.js";
+import type { RuleSet } from "../rules/rule-matcher.js";
+import type { RuleWatcher } from "../rules/rule-watcher.js";
+import type { RunningSimulator } from "../simulator/http/start-simulator.js";
 import { redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
 import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
-import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-import { rulesDir } from "./rules-command.js";
-import { simulatedStart } from "./simulate-command.js";
+import { addSimulatorOptions, startEmbeddedSimulator } from "./embedded-simulator.js";
+import { rulesDir, startRuleWatcher } from "./rule-files.js";
 import { VARS_FILE_HELP } from "./vars-file.js";
 
 /** Flags of `watch` as commander hands them over. */
@@ -80,54 +76,6 @@ Several watchers may share one Redis: exactly one poll runs per interval among t
 With --simulator and no FLIGHTWATCH_PREFIX, data goes under the prefix ${SIMULATOR_PREFIX},
 cleared at every start (the simulated airport is new each time).
 See docs/detection.md and docs/delivery.md.`;
-
-/** `--speed`, `--seed` and `--start`: the embedded simulator's, for `watch` and `run`. */
-export function addSimulatorOptions(command: Command): Command {
-  return command
-    .option(
-      "--speed <x>",
-      "simulator clock speed, simulated seconds per second (with --simulator)",
-      "1",
-    )
-    .option("--seed <n>", "simulator data seed (with --simulator)", "1")
-    .option(
-      "--start <date-time>",
-      "simulated start, airport-local (with --simulator; default: now)",
-    );
-}
-
-/** The simulator embedded by `--simulator`: the server, a client of it and its clock. */
-export interface EmbeddedSimulator {
-  sim: RunningSimulator;
-  client: FlightApiClientOptions;
-  /** The simulated airport clock, epoch ms. */
-  now: () => number;
-  /** Simulated ms per real ms. */
-  speed: number;
-}
-
-/** Starts the simulator `--simulator` embeds, from `--seed`, `--speed` and `--start`. */
-export async function startEmbeddedSimulator(
-  flags: { seed?: string; speed?: string; start?: string },
-  zone: string,
-): Promise<EmbeddedSimulator> {
-  const token = randomUUID();
-  const speed = number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0");
-  const sim = await startSimulator({
-    seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
-    ...(flags.start !== undefined ? { startMs: simulatedStart(flags.start, zone) } : {}),
-    speed,
-    zone,
-    tokens: [token],
-  });
-  const clock = sim.simulator.clock;
-  return {
-    sim,
-    client: { baseUrl: sim.baseUrl, token, airportTimezone: zone },
-    now: () => clock.now(),
-    speed,
-  };
-}
 
 /** Adds the `watch` subcommand. */
 export function registerWatchCommand(program: Command): void {
@@ -336,35 +284,6 @@ export async function runWatchCommand(
     await rules?.close();
     await sim?.close();
   }
-}
-
-/** Loads the rules (failing on any problem) and reloads them on change, keeping the last good set. */
-export async function startRuleWatcher(
-  dir: string,
-  vars: RuleVariables,
-  zone: string,
-  outbound: OutboundPolicy,
-  say: { info: (line: string) => void; problem: (line: string) => void } = {
-    info: (line) => process.stderr.write(`flightwatch: ${line}\n`),
-    problem: (line) => process.stderr.write(`${line}\n`),
-  },
-): Promise<RuleWatcher<RuleSet>> {
-  return RuleWatcher.start({
-    dir,
-    load: (d) => loadRuleDir(d, { vars, zone, outbound }),
-    build: (list) => new RuleSet(list, { zone }),
-    onReload: ({ rules, files }) => {
-      say.info(
-        `${rules} rule${rules === 1 ? "" : "s"} live from ${files.length} file${files.length === 1 ? "" : "s"} in ${dir}`,
-      );
-    },
-    onProblems: (problems) => {
-      for (const problem of problems) say.problem(formatRuleProblem(problem));
-      say.problem(
-        `flightwatch: rule files in ${dir}/ not reloaded (${problems.length} problem${problems.length === 1 ? "" : "s"}); the last good set stays live`,
-      );
-    },
-  });
 }
 
 /**

@@ -8,10 +8,10 @@
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import type { Agent, Dispatcher } from "undici";
-import { VERSION } from "../cli/version.js";
 import { guardedAgent } from "../outbound/guarded-agent.js";
 import { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
+import { VERSION } from "../version.js";
 import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { httpOutcome, postJson } from "./http-post.js";
 import type { Notification } from "./notification.js";

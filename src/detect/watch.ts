@@ -26,13 +26,13 @@ import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import { AlertStore } from "../store/alert-store.js";
 import { DetectionStore } from "../store/detection-store.js";
+import { OutboxConsumer } from "../store/outbox-consumer.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import type { StreamConsumer } from "../store/stream-consumer.js";
 import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import type { RedisSettings } from "./detect-config.js";
 import { Detector, type DetectorSettings, type PollReport } from "./detector.js";
-import { OutboxConsumer } from "./outbox-consumer.js";
 import { PollLoop } from "./poll-loop.js";
 
 /** What `startWatch` runs: upstream, Redis, settings, consumers and handlers. */

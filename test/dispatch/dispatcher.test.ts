@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OutboxConsumer } from "../../src/detect/outbox-consumer.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import type { Alert } from "../../src/dispatch/alert.js";
 import type { AlertState } from "../../src/dispatch/alert-decision.js";
@@ -8,6 +7,7 @@ import type { Rule } from "../../src/rules/rule.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { AlertStore } from "../../src/store/alert-store.js";
 import type { PollStatus } from "../../src/store/detection-store.js";
+import { OutboxConsumer } from "../../src/store/outbox-consumer.js";
 import { encodeOutboxEntries, OUTBOX_FIELD } from "../../src/store/outbox-entry.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { changeEvent } from "../rules/event-builder.js";

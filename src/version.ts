@@ -1,7 +1,7 @@
 /** Version of this build, read from package.json at run time. */
 import { readFileSync } from "node:fs";
 
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
   version: string;
 };
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OutboxConsumer } from "../../src/detect/outbox-consumer.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
+import { OutboxConsumer } from "../../src/store/outbox-consumer.js";
 import {
   decodeOutboxEntry,
   encodeOutboxEntries,

@@ -6,13 +6,9 @@
  */
 import type { Redis } from "ioredis";
 import type { ChangeEvent } from "../diff/change.js";
-import { eventsOfFields } from "../store/outbox-entry.js";
-import type { RedisKeys } from "../store/redis-keys.js";
-import {
-  StreamConsumer,
-  type StreamConsumerOptions,
-  type StreamEntry,
-} from "../store/stream-consumer.js";
+import { eventsOfFields } from "./outbox-entry.js";
+import type { RedisKeys } from "./redis-keys.js";
+import { StreamConsumer, type StreamConsumerOptions, type StreamEntry } from "./stream-consumer.js";
 
 /** One entry read from the outbox: the changes of one flight seen by one poll. */
 export type OutboxEntry = StreamEntry<ChangeEvent[]>;

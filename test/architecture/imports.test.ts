@@ -1,0 +1,117 @@
+/**
+ * The shape of the code, as docs/architecture.md draws it: imports run down the data
+ * flow (poll → diff → outbox → dispatch → deliver) or into shared lower layers, never
+ * back up into a later stage or into the CLI; a CLI file parses flags and never imports
+ * another command. Read from the source text, so it fails on the import that breaks it.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const SRC = join(ROOT, "src");
+
+/**
+ * Known exceptions, each to go with issue 20's composition root: the pipeline is still
+ * composed in detect/watch.ts. The test fails when one is no longer needed.
+ */
+const EXCEPTIONS = new Set([
+  "src/detect/watch.ts -> src/dispatch",
+  "src/detect/watch.ts -> src/deliver",
+]);
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+/** Every import between files of src/, as paths relative to the repository. */
+function importsOfSource(): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of tsFiles(SRC)) {
+    const text = readFileSync(file, "utf8");
+    for (const spec of specifiers(text)) {
+      if (!spec.startsWith(".")) continue;
+      const target = resolve(dirname(file), spec).replace(/\.js$/, ".ts");
+      edges.push({ from: rel(file), to: rel(target) });
+    }
+  }
+  return edges;
+}
+
+/** The module specifiers of static imports, re-exports and dynamic imports. */
+function specifiers(text: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /\bfrom\s+"([^"]+)"/g,
+    /\bimport\s*\(\s*"([^"]+)"\s*\)/g,
+    /^\s*import\s+"([^"]+)"/gm,
+  ];
+  for (const pattern of patterns)
+    for (const m of text.matchAll(pattern)) found.push(m[1] as string);
+  return found;
+}
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return tsFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const rel = (path: string): string => relative(ROOT, path).split("\\").join("/");
+/** `src/detect/watch.ts` → `src/detect`; a file directly in src/ is its own layer. */
+const folderOf = (path: string): string => path.split("/").slice(0, 2).join("/");
+
+/** The imports that break the shape, as `from -> to` lines. */
+function violations(edges: readonly Edge[]): string[] {
+  const out: string[] = [];
+  for (const { from, to } of edges) {
+    const a = folderOf(from);
+    const b = folderOf(to);
+    if (a !== "src/cli" && b === "src/cli") out.push(`${from} -> ${to} (a stage imports the CLI)`);
+    if (/^src\/cli\/[^/]+-command\.ts$/.test(from) && /^src\/cli\/[^/]+-command\.ts$/.test(to)) {
+      out.push(`${from} -> ${to} (a command imports another command)`);
+    }
+    if (a === "src/detect" && (b === "src/dispatch" || b === "src/deliver")) {
+      if (!EXCEPTIONS.has(`${from} -> ${b}`))
+        out.push(`${from} -> ${to} (detection imports a later stage)`);
+    }
+  }
+  return out;
+}
+
+describe("the imports of src/", () => {
+  it("run down the data flow: no stage imports the CLI, no command another, detection no later stage", () => {
+    expect(violations(importsOfSource())).toEqual([]);
+  });
+
+  it("still need every exception they allow", () => {
+    const used = new Set(importsOfSource().map(({ from, to }) => `${from} -> ${folderOf(to)}`));
+    expect([...EXCEPTIONS].filter((e) => !used.has(e))).toEqual([]);
+  });
+
+  it("are all found: static, re-exported, dynamic and side-effect imports", () => {
+    const text = `import { a } from "./a.js";\nexport { b } from "../b.js";\nconst c = await import("./c.js");\nimport "./d.js";\nimport type { E } from "./e.js";`;
+    expect(specifiers(text).sort()).toEqual(["../b.js", "./a.js", "./c.js", "./d.js", "./e.js"]);
+  });
+
+  it("would catch each kind of import that breaks the shape", () => {
+    expect(
+      violations([
+        { from: "src/deliver/webhook-sender.ts", to: "src/cli/version.ts" },
+        { from: "src/cli/run-command.ts", to: "src/cli/watch-command.ts" },
+        { from: "src/detect/detector.ts", to: "src/dispatch/dispatcher.ts" },
+        { from: "src/detect/watch.ts", to: "src/dispatch/dispatcher.ts" },
+        { from: "src/cli/run-command.ts", to: "src/cli/flag-values.ts" },
+        { from: "src/dispatch/dispatcher.ts", to: "src/store/outbox-consumer.ts" },
+      ]),
+    ).toEqual([
+      "src/deliver/webhook-sender.ts -> src/cli/version.ts (a stage imports the CLI)",
+      "src/cli/run-command.ts -> src/cli/watch-command.ts (a command imports another command)",
+      "src/detect/detector.ts -> src/dispatch/dispatcher.ts (detection imports a later stage)",
+    ]);
+  });
+});
