@@ -39,13 +39,15 @@ const TRAILING_PUNCTUATION = /[)\].,;:!?]+$/;
 
 /**
  * The value after `Bearer`/`Basic`, masked when it looks like a credential: anything
- * with a digit, a symbol or 20 characters and more. A word or two of letters ("Bearer
- * token) or …", "Basic authentication") is prose, kept so the sentence stays readable.
+ * with a digit, a symbol, a capital letter or more than 14 characters. A short word or
+ * two in lower case ("Bearer token) or …", "Basic authentication") is prose, kept so the
+ * sentence stays readable. (Mixed-case letters were once taken for prose too: a token
+ * such as `aAaaaaaaabBc` went out in a log line.)
  */
 const maskCredentialWord = (_match: string, lead: string, value: string): string => {
   const trailing = TRAILING_PUNCTUATION.exec(value)?.[0] ?? "";
   const core = value.slice(0, value.length - trailing.length);
-  const prose = core === "" || (core.length < 20 && /^[A-Za-z]+(?:-[A-Za-z]+)*$/.test(core));
+  const prose = core === "" || (core.length <= 14 && /^[a-z]+(?:-[a-z]+)*$/.test(core));
   return prose ? `${lead}${value}` : `${lead}${MASK}${trailing}`;
 };
 

@@ -57,6 +57,9 @@ describe("maskSecrets", () => {
     ["App-Id: my-app", "App-Id: ***"],
     // Token-like values after "Bearer"/"Basic": digits, symbols or long; punctuation stays.
     ["(sent Bearer tok3n).", "(sent Bearer ***)."],
+    // Letters only, but not a word of prose: mixed case, or longer than any such word.
+    ['sent with "Bearer aAaaaaaaabBc" to upstream', 'sent with "Bearer ***" to upstream'],
+    ["sent Bearer qwertyuiopasdfg now", "sent Bearer *** now"],
     ["retry with Bearer abcdefghijklmnopqrstuvwxyz now", "retry with Bearer *** now"],
     ["bearer dev-token-0001, then", "bearer ***, then"],
     ["with Basic dXNlcjpwYXNzd29yZA==.", "with Basic ***."],
