@@ -16,9 +16,9 @@ import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-
 import type { DetectorSettings } from "../detect/detector.js";
 import { startWatch } from "../detect/watch.js";
 import type { Alert } from "../dispatch/alert.js";
-import { describeAlert } from "../dispatch/alert-text.js";
 import { ConfigError, describeError, renameSettings } from "../errors.js";
 import { readOutboundAllow } from "../outbound/outbound-policy.js";
+import { describeAlert } from "../render/alert-text.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import type { RuleWatcher } from "../rules/rule-watcher.js";
 import type { RunningSimulator } from "../simulator/http/start-simulator.js";

@@ -6,7 +6,7 @@
  * --console`): the notification is printed with where it would have gone.
  */
 import type { Alert } from "../dispatch/alert.js";
-import { describeAlert, describeChange, describeFlight } from "../dispatch/alert-text.js";
+import { describeAlert, describeChange, describeFlight } from "../render/alert-text.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
 import { toLocalDateTime } from "../time/local-time.js";
 import type { ChannelSender, SendContext } from "./channel-sender.js";

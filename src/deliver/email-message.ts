@@ -7,14 +7,14 @@
  * notification, channel, rule, zone, sender and recipient always give the same message.
  */
 import { createHash } from "node:crypto";
-import { renderTemplate } from "../dispatch/alert-template.js";
+import { renderTemplate } from "../render/alert-template.js";
 import {
   clipText,
   describeAlert,
   describeChange,
   ruleFlightName,
   type TextOptions,
-} from "../dispatch/alert-text.js";
+} from "../render/alert-text.js";
 import type { EmailChannelSpec, Rule } from "../rules/rule.js";
 import type { Notification } from "./notification.js";
 

@@ -7,8 +7,8 @@
  * every text respects Slack's limits.
  */
 import type { Alert } from "../dispatch/alert.js";
-import { renderTemplate } from "../dispatch/alert-template.js";
-import { changeParts, describeAlert, localTime } from "../dispatch/alert-text.js";
+import { renderTemplate } from "../render/alert-template.js";
+import { changeParts, describeAlert, localTime } from "../render/alert-text.js";
 import type { Rule, SlackChannelSpec } from "../rules/rule.js";
 import type { Notification } from "./notification.js";
 

@@ -8,7 +8,7 @@
 import type { ChangeValue } from "../diff/change.js";
 import type { CheckinSummary, FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
 import type { AlertChange } from "../dispatch/alert.js";
-import { describeAlert } from "../dispatch/alert-text.js";
+import { describeAlert } from "../render/alert-text.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
 import { formatApiDateTime } from "../time/local-time.js";
 import type { SendContext } from "./channel-sender.js";

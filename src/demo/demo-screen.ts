@@ -5,8 +5,8 @@
  * sequences aside); on a short terminal the least useful lines go first.
  */
 
-import { changeParts, describeAlert, describeChange, localTime } from "../dispatch/alert-text.js";
 import { cleanText } from "../log/clean-text.js";
+import { changeParts, describeAlert, describeChange, localTime } from "../render/alert-text.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { DemoState, LastPoll, RecentChange, RecentDelivery } from "./demo-state.js";
 import { fitTo, type Span, terminalLine, visibleWidth } from "./terminal-line.js";

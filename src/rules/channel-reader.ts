@@ -8,8 +8,9 @@
  * URLs and secrets are credentials: messages describe them but never repeat them, and
  * the rule variables read into a Slack or webhook URL or a secret are recorded as secret.
  */
-import { hasStrayBrace, TEMPLATE_FIELDS, unknownPlaceholders } from "../dispatch/alert-template.js";
+
 import type { OutboundPolicy } from "../outbound/outbound-policy.js";
+import { hasStrayBrace, TEMPLATE_FIELDS, unknownPlaceholders } from "../render/alert-template.js";
 import { suggestionHint } from "./did-you-mean.js";
 import { readRetry } from "./retry-reader.js";
 import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition } from "./rule.js";

@@ -9,7 +9,7 @@ import {
   truncateMrkdwn,
 } from "../../src/deliver/slack-message.js";
 import type { Alert } from "../../src/dispatch/alert.js";
-import { describeAlert } from "../../src/dispatch/alert-text.js";
+import { describeAlert } from "../../src/render/alert-text.js";
 import type { Rule, SlackChannelSpec } from "../../src/rules/rule.js";
 import { rule as buildRule } from "../rules/rule-builder.js";
 import {

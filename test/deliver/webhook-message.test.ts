@@ -1,7 +1,7 @@
 import { type CloudEvent, HTTP } from "cloudevents";
 import { describe, expect, it } from "vitest";
 import { eventSource, webhookMessage } from "../../src/deliver/webhook-message.js";
-import { describeAlert } from "../../src/dispatch/alert-text.js";
+import { describeAlert } from "../../src/render/alert-text.js";
 import { rule as plainRule } from "../dispatch/dispatch-builder.js";
 import {
   alertOf,

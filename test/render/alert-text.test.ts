@@ -6,7 +6,7 @@ import {
   describeFlight,
   flightNamesFrom,
   ruleFlightName,
-} from "../../src/dispatch/alert-text.js";
+} from "../../src/render/alert-text.js";
 import { rule } from "../rules/rule-builder.js";
 import { alertOf, alertChange as change, kl1001 } from "../support/alert-builder.js";
 

@@ -4,9 +4,10 @@
  * is an error with a hint), and rendering is pure: the same alert and rule give the
  * same text. `{{` and `}}` write literal braces.
  */
+
+import type { Alert } from "../dispatch/alert.js";
 import type { Rule } from "../rules/rule.js";
 import { toLocalDateTime } from "../time/local-time.js";
-import type { Alert } from "./alert.js";
 import {
   clipText,
   describeAlert,

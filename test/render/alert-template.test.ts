@@ -3,7 +3,7 @@ import {
   hasStrayBrace,
   renderTemplate,
   unknownPlaceholders,
-} from "../../src/dispatch/alert-template.js";
+} from "../../src/render/alert-template.js";
 import { rule } from "../rules/rule-builder.js";
 import { alertOf } from "../support/alert-builder.js";
 
