@@ -7,9 +7,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlightApiClientOptions } from "../../src/api/client-options.js";
 import { FlightApiClient } from "../../src/api/flight-api-client.js";
-import { ErrorCode, FlightwatchError, UpstreamError } from "../../src/errors.js";
+import { ErrorCode, FlightwatchError } from "../../src/errors.js";
 import {
   type Fault,
+  rejection,
   type ServerAndClient,
   sampleFlights,
   startContractServer,
@@ -33,16 +34,6 @@ async function setup(
   );
   cleanups.push(() => started.close());
   return started;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof UpstreamError) return err;
-    throw err;
-  }
-  throw new Error("expected an UpstreamError");
 }
 
 describe("retries", () => {

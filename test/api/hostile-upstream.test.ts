@@ -8,9 +8,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlightApiClientOptions } from "../../src/api/client-options.js";
 import type { ExchangeEvent } from "../../src/api/exchange-event.js";
-import { ErrorCode, UpstreamError } from "../../src/errors.js";
+import { ErrorCode } from "../../src/errors.js";
 import {
   type Fault,
+  rejection,
   type ServerAndClient,
   sampleFlights,
   startServerAndClient,
@@ -32,16 +33,6 @@ async function setup(
   );
   cleanups.push(() => started.close());
   return { ...started, events };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof UpstreamError) return err;
-    throw err;
-  }
-  throw new Error("expected an UpstreamError");
 }
 
 /** Waits (up to 30 s) until `check` holds: the server hears a closed connection a moment later. */

@@ -12,6 +12,7 @@ import type { FlightApiClientOptions } from "../../src/api/client-options.js";
 import { API_BASE_PATH, FLIGHT_IDS_MAX_RANGE_MS } from "../../src/api/contract.js";
 import { FlightApiClient } from "../../src/api/flight-api-client.js";
 import type { AircraftType, Airline, Destination, Flight } from "../../src/api/types.js";
+import { UpstreamError } from "../../src/errors.js";
 import { fromLocalDateTime, parseApiDateTime } from "../../src/time/local-time.js";
 
 /** A scripted misbehaviour for one request. */
@@ -387,4 +388,15 @@ export async function startServerAndClient(
       await server.close();
     },
   };
+}
+
+/** The UpstreamError a client call fails with (anything else fails the test). */
+export async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof UpstreamError) return err;
+    throw err;
+  }
+  throw new Error("expected an UpstreamError");
 }
