@@ -14,6 +14,8 @@ import { formatApiDateTime } from "../../src/time/local-time.js";
 
 const ZONE = "Europe/Amsterdam";
 const T0 = Date.parse("2026-11-21T10:00:00Z");
+/** The airport-local text of T0 plus `minutes`. */
+const t = (minutes: number): string => formatApiDateTime(T0 + minutes * 60_000, ZONE);
 
 /** The overlay as it was first written: what mergeFields must still give. */
 function referenceMerge(known: SnapshotFields, observed: SnapshotFields): SnapshotFields {
@@ -144,7 +146,6 @@ describe("snapshotFields", () => {
   });
 
   it("sums up check-in: earliest opening, latest closing, every row and desk", () => {
-    const t = (minutes: number) => formatApiDateTime(T0 + minutes * 60_000, ZONE);
     const desk = (position: number) => ({ position });
     const checkin = snapshotFields(
       record({
@@ -175,7 +176,6 @@ describe("snapshotFields", () => {
   });
 
   it("keeps check-in known only in part, and none when the allocations say nothing", () => {
-    const t = (minutes: number) => formatApiDateTime(T0 + minutes * 60_000, ZONE);
     const checkin = (
       allocations: NonNullable<Flight["checkinAllocations"]>["checkinAllocations"],
     ) =>
