@@ -1,13 +1,11 @@
 /**
- * The simulator `--simulator` embeds in `run` and `watch`: its flags, its start, and
- * the `--start` instant `simulate` reads as well. Shared by the commands, so no
+ * The flags of the simulator `--simulator` embeds in `run` and `watch` (started by
+ * src/daemon/embedded-simulator.ts), and the `--start` instant `simulate` reads as well. Shared by the commands, so no
  * command file imports another.
  */
-import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import type { FlightApiClientOptions } from "../api/client-options.js";
+import type { EmbeddedSimulatorSettings } from "../daemon/embedded-simulator.js";
 import { ConfigError } from "../errors.js";
-import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
 import { parseApiDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 
@@ -26,36 +24,16 @@ export function addSimulatorOptions(command: Command): Command {
     );
 }
 
-/** The simulator embedded by `--simulator`: the server, a client of it and its clock. */
-export interface EmbeddedSimulator {
-  sim: RunningSimulator;
-  client: FlightApiClientOptions;
-  /** The simulated airport clock, epoch ms. */
-  now: () => number;
-  /** Simulated ms per real ms. */
-  speed: number;
-}
-
-/** Starts the simulator `--simulator` embeds, from `--seed`, `--speed` and `--start`. */
-export async function startEmbeddedSimulator(
+/** The embedded simulator's settings from `--speed`, `--seed` and `--start`, checked. */
+export function simulatorSettings(
   flags: { seed?: string; speed?: string; start?: string },
   zone: string,
-): Promise<EmbeddedSimulator> {
-  const token = randomUUID();
-  const speed = number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0");
-  const sim = await startSimulator({
-    seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
-    ...(flags.start !== undefined ? { startMs: simulatedStart(flags.start, zone) } : {}),
-    speed,
-    zone,
-    tokens: [token],
-  });
-  const clock = sim.simulator.clock;
+): EmbeddedSimulatorSettings {
+  const start = flags.start === undefined ? undefined : simulatedStart(flags.start, zone);
   return {
-    sim,
-    client: { baseUrl: sim.baseUrl, token, airportTimezone: zone },
-    now: () => clock.now(),
-    speed,
+    speed: number("--speed", flags.speed ?? "1", (x) => x > 0, "a number > 0"),
+    seed: integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX),
+    ...(start !== undefined ? { startMs: start } : {}),
   };
 }
 

@@ -1,32 +1,17 @@
 /**
- * `flightwatch watch`: change detection alone. Polls the upstream (or the built-in
- * simulator with `--simulator`), keeps snapshots in Redis, and prints every change
- * event as one JSON line on stdout; poll summaries and problems go to stderr.
+ * `flightwatch watch`: the flags, read into the same configuration as `run`'s and
+ * handed to `runDaemon` with the detect-only role (every change event as one JSON line
+ * on stdout) — or, with `--rules`, the decide role (alerts on stdout) or the whole
+ * pipeline — and watch's face (src/daemon/watch-face.ts).
  */
 import type { Command } from "commander";
-import type { Redis } from "ioredis";
-import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
+import { type DaemonConfig, effectiveEnv, readDaemonConfig } from "../config/daemon-config.js";
 import { readRuleVariables } from "../config/rule-variables.js";
-import { type DeliveryRecord, describeRecord } from "../deliver/delivery-log.js";
-import type { DeliveryJob } from "../deliver/delivery-queues.js";
-import { plaintextAuthWarning, readEmailSettings } from "../deliver/email-settings.js";
-import { buildSenders } from "../deliver/senders.js";
-import { describePoll } from "../detect/describe-poll.js";
-import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../detect/detect-config.js";
-import type { DetectorSettings } from "../detect/detector.js";
-import { startWatch } from "../detect/watch.js";
-import type { Alert } from "../dispatch/alert.js";
-import { ConfigError, describeError, renameSettings } from "../errors.js";
-import { readOutboundAllow } from "../outbound/outbound-policy.js";
-import { describeAlert } from "../render/alert-text.js";
-import type { RuleSet } from "../rules/rule-matcher.js";
-import type { RuleWatcher } from "../rules/rule-watcher.js";
-import type { RunningSimulator } from "../simulator/http/start-simulator.js";
-import { redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
-import { parseDuration } from "../time/duration.js";
-import { DEFAULT_AIRPORT_TIMEZONE, toLocalDateTime } from "../time/local-time.js";
-import { addSimulatorOptions, startEmbeddedSimulator } from "./embedded-simulator.js";
-import { rulesDir, startRuleWatcher } from "./rule-files.js";
+import { runDaemon } from "../daemon/run-daemon.js";
+import { watchFace } from "../daemon/watch-face.js";
+import { ConfigError, renameSettings } from "../errors.js";
+import { SIMULATOR_PREFIX } from "../store/redis-keys.js";
+import { addSimulatorOptions, simulatorSettings } from "./embedded-simulator.js";
 import { VARS_FILE_HELP } from "./vars-file.js";
 
 /** Flags of `watch` as commander hands them over. */
@@ -73,8 +58,9 @@ RECONCILE_INTERVAL (1h),
 HORIZON_PAST_DAYS (1), HORIZON_FUTURE_DAYS (2), SNAPSHOT_TTL (3d), OUTBOX_RETENTION (7d),
 with --rules: SMTP_URL, EMAIL_FROM, DELIVERY_STALL_TIMEOUT (30s).
 Several watchers may share one Redis: exactly one poll runs per interval among them.
-With --simulator and no FLIGHTWATCH_PREFIX, data goes under the prefix ${SIMULATOR_PREFIX},
-cleared at every start (the simulated airport is new each time).
+With --simulator and no FLIGHTWATCH_PREFIX, data goes under a prefix of its own
+(${SIMULATOR_PREFIX}-…), removed at the stop (the simulated airport is new each time).
+Warnings and errors are log lines on stderr (LOG_LEVEL, default warn for watch).
 See docs/detection.md and docs/delivery.md.`;
 
 /** Adds the `watch` subcommand. */
@@ -123,15 +109,15 @@ export function registerWatchCommand(program: Command): void {
     .option("--quiet", "no poll summaries on stderr")
     .addHelpText("after", EXAMPLES)
     .action(async (flags: WatchFlags) => {
-      await runWatchCommand(flags, process.env);
+      process.exitCode = await runWatchCommand(flags, process.env);
     });
 }
 
-/** Runs `watch` until SIGINT/SIGTERM. */
+/** Runs `watch` until SIGINT/SIGTERM (or the reader of stdout goes away). */
 export async function runWatchCommand(
   flags: WatchFlags,
   env: Record<string, string | undefined>,
-): Promise<void> {
+): Promise<number> {
   const ruleVars = readRuleVariables(env, flags.varsFile);
   const overrides: Record<string, string> = {};
   // A flag's problem names the flag, not the variable it overrides.
@@ -142,182 +128,50 @@ export async function runWatchCommand(
     flagOf[name] = flag;
   };
   fromFlag("POLL_INTERVAL", "--interval", flags.interval);
-  if (flags.interval === undefined && flags.simulator && !env.POLL_INTERVAL) {
-    overrides.POLL_INTERVAL = "2s";
-  }
   fromFlag("POLL_OVERLAP", "--overlap", flags.overlap);
   fromFlag("RECONCILE_INTERVAL", "--reconcile", flags.reconcile);
-  let settings: DetectorSettings;
+  const rules = flags.rules !== undefined && flags.rules !== false;
+  if (typeof flags.rules === "string") overrides.FLIGHTWATCH_RULES = flags.rules;
+  // No HTTP port unless asked for: several watchers may run on one machine.
+  const defaults: Record<string, string> = {
+    HTTP_PORT: "off",
+    ...(flags.simulator ? { POLL_INTERVAL: "2s" } : {}),
+  };
+  const sources = {
+    env: { ...env, ...overrides },
+    options: { simulator: Boolean(flags.simulator), defaults },
+  };
+  let config: DaemonConfig;
   try {
-    settings = detectorSettingsFromEnv(env, overrides);
+    config = readDaemonConfig(sources.env, sources.options);
   } catch (err) {
     throw err instanceof ConfigError ? renameSettings(err, flagOf) : err;
   }
-  // Delivery settings are checked before anything starts (exit 2 naming the variable).
-  if (flags.rules !== undefined && flags.rules !== false && flags.deliver !== false) {
-    const plaintext = plaintextAuthWarning(readEmailSettings(env));
-    if (plaintext !== undefined && !flags.console) {
-      process.stderr.write(`flightwatch: warning: ${plaintext}\n`);
-    }
-  }
-  const outbound = readOutboundAllow(env);
-  const redis = redisSettingsFromEnv(env);
-  // The embedded simulator is a new airport at every start: unless told otherwise,
-  // keep its data apart from a real installation's and start from a clean slate.
-  const fresh = Boolean(flags.simulator) && !env.FLIGHTWATCH_PREFIX?.trim();
-  if (fresh) redis.prefix = SIMULATOR_PREFIX;
-  const group = checkName("--group", flags.group ?? "watch");
-  const dispatchGroup = checkName("--dispatch-group", flags.dispatchGroup ?? "dispatch");
+  const vars = effectiveEnv(sources.env, sources.options).env;
+  const groups = {
+    print: checkName("--group", flags.group ?? "watch"),
+    dispatch: checkName("--dispatch-group", flags.dispatchGroup ?? "dispatch"),
+  };
   const consumer =
     flags.consumer === undefined ? undefined : checkName("--consumer", flags.consumer);
-
-  let sim: RunningSimulator | undefined;
-  let client: FlightApiClientOptions;
-  let now: (() => number) | undefined;
-  if (flags.simulator) {
-    const embedded = await startEmbeddedSimulator(
-      flags,
-      env.AIRPORT_TIMEZONE || DEFAULT_AIRPORT_TIMEZONE,
-    );
-    ({ sim, client, now } = embedded);
-    process.stderr.write(`flightwatch: watching the built-in simulator at ${sim.baseUrl}\n`);
-  } else {
-    client = clientOptionsFromEnv(env);
-  }
-
-  const stopSignal = new Promise<string>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    // The reader went away (`| head -1`): stop as on a signal; what was not printed
-    // stays unacknowledged for the next run.
-    process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "EPIPE") resolve("EPIPE");
-    });
-  });
-  const zone = client.airportTimezone ?? DEFAULT_AIRPORT_TIMEZONE;
-  let rules: RuleWatcher<RuleSet> | undefined;
-  // A failed reload is reported by the watcher itself; it must not end the process.
-  const reload = () =>
-    void rules?.reload().catch((err: unknown) => {
-      process.stderr.write(`flightwatch: rules not reloaded: ${describeError(err)}\n`);
-    });
-  let polls = 0;
-  try {
-    if (flags.rules !== undefined && flags.rules !== false) {
-      const dir = rulesDir(typeof flags.rules === "string" ? flags.rules : undefined, env);
-      rules = await startRuleWatcher(dir, ruleVars, zone, outbound);
-      process.on("SIGHUP", reload);
-    }
-    const live = rules;
-    const deliver = live !== undefined && flags.deliver !== false;
-    const stallMs = env.DELIVERY_STALL_TIMEOUT
-      ? parseDuration(env.DELIVERY_STALL_TIMEOUT, "DELIVERY_STALL_TIMEOUT")
-      : undefined;
-    const watcher = await startWatch({
-      client,
-      redis,
-      settings,
-      group,
-      ...(consumer ? { consumer } : {}),
-      ...(now ? { now } : {}),
-      noPoll: flags.poll === false,
-      fresh,
-      onEvent: (event) => writeLine(`${JSON.stringify(event)}\n`),
-      ...(live
-        ? {
-            rules: {
-              current: () => live.current,
-              group: dispatchGroup,
-              ...(deliver
-                ? {}
-                : { onAlert: (alert: Alert) => writeLine(alertLine(alert, live.current, zone)) }),
-            },
-          }
-        : {}),
-      ...(deliver
-        ? {
-            delivery: {
-              senders: (plain: Redis) =>
-                buildSenders({
-                  env,
-                  redis: plain,
-                  keys: redisKeys(redis.prefix),
-                  console: { write: (text) => writeLine(text), json: !process.stdout.isTTY },
-                  consoleOnly: Boolean(flags.console),
-                  outbound,
-                }),
-              workers: {
-                ...(stallMs !== undefined ? { stallTimeoutMs: stallMs } : {}),
-                onRecord: (record: DeliveryRecord) => {
-                  // In a dry run the notification itself is on stdout already.
-                  const plain = flags.quiet || flags.console;
-                  if (!plain || record.result !== "delivered") {
-                    process.stderr.write(`${describeRecord(record)}\n`);
-                  }
-                },
-                onAbandoned: (job: DeliveryJob) =>
-                  process.stderr.write(
-                    `flightwatch: delivery: ${job.notification.id} not sent: lock lost before sending; another worker has it\n`,
-                  ),
-                onError: (err: Error) =>
-                  process.stderr.write(`flightwatch: delivery: ${describeError(err)}\n`),
-              },
-              onDropped: (alert: Alert) =>
-                process.stderr.write(
-                  `flightwatch: alert ${alert.id} not sent: rule ${alert.ruleId} is gone\n`,
-                ),
-            },
-          }
-        : {}),
-      onPoll: (report) => {
-        polls++;
-        if (!flags.quiet) process.stderr.write(`${describePoll(polls, report)}\n`);
-      },
-      onError: (err) => {
-        process.stderr.write(`flightwatch: ${describeError(err)}\n`);
-      },
-    });
-    await Promise.race([stopSignal, watcher.done]);
-    await watcher.stop();
-  } finally {
-    process.off("SIGHUP", reload);
-    await rules?.close();
-    await sim?.close();
-  }
-}
-
-/**
- * An alert for stdout: readable in a terminal (rule, channels, what changed), one
- * JSON object per line (the alert plus its channels) when piped.
- */
-export function alertLine(alert: Alert, ruleSet: RuleSet, zone: string): string {
-  const channels = (ruleSet.get(alert.ruleId)?.channels ?? []).map((c) =>
-    c.name === c.type ? c.type : `${c.type}:${c.name}`,
-  );
-  if (!process.stdout.isTTY) return `${JSON.stringify({ ...alert, channels })}\n`;
-  const at = toLocalDateTime(alert.decidedAt, zone).slice(11, 19);
-  return `${at} ${alert.ruleId} → ${channels.join(", ") || "(rule gone)"}: ${describeAlert(alert, zone)}\n`;
-}
-
-/** Writes to stdout, waiting when the pipe is full (an event is acknowledged after). */
-function writeLine(line: string): Promise<void> | undefined {
-  const out = process.stdout;
-  // Closed (the reader went away): fail, so the item is not acknowledged as printed.
-  if (out.destroyed || !out.writable) return Promise.reject(new Error("stdout is closed"));
-  if (out.write(line)) return undefined;
-  return new Promise((resolve, reject) => {
-    const settle = (err?: Error) => {
-      out.off("drain", onDrain);
-      out.off("error", settle);
-      out.off("close", onClose);
-      if (err) reject(err);
-      else resolve();
-    };
-    const onDrain = () => settle();
-    const onClose = () => settle(new Error("stdout is closed"));
-    out.once("drain", onDrain);
-    out.once("error", settle);
-    out.once("close", onClose);
+  const simulator = flags.simulator ? simulatorSettings(flags, config.zone) : undefined;
+  const consoleOnly = Boolean(flags.console);
+  return runDaemon({
+    config,
+    vars,
+    ruleVars,
+    // Change events; alerts with --rules --no-deliver; the whole pipeline with --rules.
+    role: !rules ? "detect" : flags.deliver === false ? "decide" : "all",
+    ...(flags.poll === false ? { without: ["poll"] } : {}),
+    groups,
+    ...(simulator ? { simulator } : {}),
+    consoleOnly,
+    ...(consumer !== undefined ? { consumer } : {}),
+    face: watchFace({
+      ...(flags.quiet ? { quiet: true } : {}),
+      consoleOnly,
+      ...(vars.LOG_LEVEL !== undefined ? { logLevel: config.log.level } : {}),
+    }),
   });
 }
 

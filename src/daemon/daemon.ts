@@ -1,22 +1,17 @@
 /**
- * The daemon as one unit: the pipeline stages its role runs (poller: poll, detect,
- * match, enqueue; worker: deliver; all: both), the health/readiness/metrics server, and
- * a bounded graceful stop. The CLI builds the configuration, logger and senders and
- * hands them here; tests start it in-process the same way.
+ * The daemon around the pipeline (src/pipeline/pipeline.ts, which composes the stages
+ * of its role): the health/readiness/metrics server, a clock the wall clock cannot send
+ * back, the guard that notices Redis losing its data, the metrics and log lines of
+ * everything the pipeline reports, and a bounded graceful stop. `runDaemon` builds the
+ * configuration, logger and senders and hands them here; tests start it the same way.
  */
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { FlightApiClientOptions } from "../api/client-options.js";
 import type { DaemonConfig } from "../config/daemon-config.js";
-import { type DeliveryRecord, describeRecord } from "../deliver/delivery-log.js";
 import { DeliveryQueues } from "../deliver/delivery-queues.js";
-import type { DeliveryStageOptions } from "../deliver/delivery-stage.js";
-import { describePoll, lagGrew } from "../detect/describe-poll.js";
-import type { PollReport } from "../detect/detector.js";
 import { PollProgress } from "../detect/poll-progress.js";
-import { startWatch, type Watcher } from "../detect/watch.js";
-import type { Alert } from "../dispatch/alert.js";
-import { describeError, ErrorCode, FlightwatchError } from "../errors.js";
+import { describeError, ErrorCode } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { FlightwatchMetrics } from "../ops/flightwatch-metrics.js";
 import {
@@ -25,12 +20,21 @@ import {
   type Readiness,
   startOpsServer,
 } from "../ops/ops-server.js";
+import { observeAll, type PipelineObserver, type StageName } from "../pipeline/observer.js";
+import {
+  type Pipeline,
+  type PipelineGroups,
+  type PipelineOptions,
+  type PipelineRole,
+  startPipeline,
+} from "../pipeline/pipeline.js";
 import type { RuleSet } from "../rules/rule-matcher.js";
 import { DetectionStore, type PollStatus } from "../store/detection-store.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../store/redis-keys.js";
 import { StateGuard, type StateLoss } from "../store/state-guard.js";
 import { JumpSafeClock } from "../time/jump-safe-clock.js";
+import { daemonObserver } from "./daemon-observer.js";
 import { MalformedRecordLog } from "./malformed-record-log.js";
 import { RedisTroubleLog } from "./redis-trouble.js";
 import { StageHealth } from "./stage-health.js";
@@ -38,12 +42,18 @@ import { StageHealth } from "./stage-health.js";
 /** What a daemon is built from. */
 export interface DaemonOptions {
   config: DaemonConfig;
+  /** What this process runs (default the configuration's `--role`). */
+  role?: PipelineRole;
+  /** Stages of the role left to other processes (`watch --no-poll`). */
+  without?: readonly StageName[];
+  /** Consumer groups other than the default ones (`watch --group`). */
+  groups?: PipelineGroups;
   /** The upstream (the embedded simulator's, or `config.client`). */
   client: FlightApiClientOptions;
   /** The live rules. */
   rules: () => RuleSet;
   /** Senders of this process (the worker and all roles). */
-  senders: DeliveryStageOptions["senders"];
+  senders: PipelineOptions["senders"];
   log: Logger;
   /** Airport clock (default Date.now). */
   now?: () => number;
@@ -53,10 +63,8 @@ export interface DaemonOptions {
   consumer?: string;
   /** Log decided alerts and deliveries at debug (the console already shows them). */
   quietAlerts?: boolean;
-  /** Extra listeners (the demo's live view). */
-  onPoll?: (report: PollReport) => void;
-  onDecided?: (alerts: readonly Alert[]) => void;
-  onRecord?: (record: DeliveryRecord) => void;
+  /** Hears the pipeline beside the metrics and the log (the live view, `watch`'s output). */
+  observer?: PipelineObserver;
 }
 
 /** A running daemon. */
@@ -82,9 +90,9 @@ export const READY_POLL_INTERVALS = 3;
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
   const keys = redisKeys(config.redis.prefix);
-  const role = config.role;
-  const polls = role !== "worker";
-  const delivers = role !== "poller";
+  const role = options.role ?? config.role;
+  const polls = role !== "worker" && !options.without?.includes("poll");
+  const delivers = role === "all" || role === "worker";
   const metrics = new FlightwatchMetrics();
   // The wall clock may be stepped back (NTP, a VM resume); the instants the daemon keeps
   // in Redis (due groups, backoff, catch-up) must not wait for it to catch up again.
@@ -145,10 +153,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const checkStateSoon = () =>
     void guard.check().catch((err: unknown) => trouble.error(asError(err), "state check"));
 
-  let watcher: Watcher | undefined;
+  let pipeline: Pipeline | undefined;
   let watchTimer: NodeJS.Timeout | undefined;
-  let polled = 0;
-  const quiet = options.quietAlerts ? "debug" : "info";
   let server: OpsServer | undefined;
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness["checks"] = {};
@@ -158,7 +164,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     } catch (err) {
       checks.redis = { ok: false, detail: describeError(err) };
     }
-    if (watcher === undefined) checks.pipeline = { ok: false, detail: "starting" };
+    if (pipeline === undefined) checks.pipeline = { ok: false, detail: "starting" };
     if (polls && checks.redis.ok) {
       await progress.refresh();
       checks.poll = pollCheck(await detection.readStatus());
@@ -218,124 +224,31 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           : {}),
       });
     }
-    watcher = await startWatch({
-      client: {
-        ...options.client,
-        onExchange: (event) => {
-          metrics.exchange(event);
-          if (event.outcome !== "ok") {
-            log.warn(
-              {
-                operation: event.operation,
-                status: event.status,
-                attempt: event.attempt,
-                reason: event.outcome,
-                willRetry: event.willRetry,
-              },
-              "upstream request failed",
-            );
-          }
-        },
-        onMalformed: (report) => {
-          metrics.malformedRecord(report);
-          malformed.record(report);
-        },
-      },
+    const observer = daemonObserver({
+      log,
+      metrics,
+      stages,
+      progress,
+      trouble,
+      malformed,
+      ...(options.quietAlerts ? { quietAlerts: true } : {}),
+      checkState: checkStateSoon,
+    });
+    pipeline = await startPipeline({
+      role,
+      ...(options.without ? { without: options.without } : {}),
+      ...(options.groups ? { groups: options.groups } : {}),
+      client: options.client,
       redis: config.redis,
-      settings: config.detector,
+      detector: config.detector,
+      zone: config.zone,
+      rules: options.rules,
+      senders: options.senders,
+      ...(config.stallTimeoutMs !== undefined ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
       consumer: options.consumer ?? hostname(),
       now,
-      noPoll: !polls,
+      observer: options.observer ? observeAll(observer, options.observer) : observer,
       fresh: Boolean(options.fresh),
-      rules: {
-        current: options.rules,
-        noDispatch: !polls,
-        onDecided: (alerts) => {
-          for (const alert of alerts) {
-            metrics.alert(alert);
-            log[quiet](
-              {
-                alertId: alert.id,
-                ruleId: alert.ruleId,
-                flightId: alert.flight.id,
-                flight: alert.flight.key,
-                changes: alert.changes.map((c) => c.kind),
-              },
-              "alert decided",
-            );
-          }
-          options.onDecided?.(alerts);
-        },
-      },
-      delivery: {
-        senders: delivers ? options.senders : {},
-        notify: polls,
-        workers: {
-          ...(config.stallTimeoutMs !== undefined ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
-          onRecord: (record) => {
-            stages.ok("deliver");
-            metrics.delivery(record);
-            const fields = {
-              notificationId: record.id,
-              ruleId: record.ruleId,
-              channel: record.channel,
-              type: record.type,
-              flight: record.flight,
-              destination: record.destination,
-              attempt: record.attempt,
-              ...(record.reason ? { reason: record.reason } : {}),
-            };
-            if (record.result === "delivered" || record.result === "superseded") {
-              log[quiet](fields, describeRecord(record));
-            } else if (record.result === "retrying") log.warn(fields, describeRecord(record));
-            else log.error(fields, describeRecord(record));
-            options.onRecord?.(record);
-          },
-          onAbandoned: (job, attempt) =>
-            log.warn(
-              {
-                notificationId: job.notification.id,
-                ruleId: job.notification.ruleId,
-                channel: job.notification.channel,
-                type: job.notification.type,
-                flight: job.notification.alert.flight.key,
-                destination: job.destination,
-                attempt,
-              },
-              "lock lost before sending; another worker has it",
-            ),
-          onError: (err) => {
-            stages.failed("deliver", err);
-            trouble.error(err, "delivery worker error");
-          },
-        },
-        onDropped: (alert) =>
-          log.warn({ alertId: alert.id, ruleId: alert.ruleId }, "alert not sent: its rule is gone"),
-      },
-      onPoll: (report) => {
-        if (report.outcome === "committed") progress.noteCommit();
-        // An upstream in trouble is not the stage's failure: it backs off and tries again.
-        polled++;
-        if (report.outcome === "failed" && report.error && !isUpstreamError(report.error)) {
-          // Redis trouble (or a fault of ours): logged as such, rate-limited by kind.
-          stages.failed("poll", report.error);
-          trouble.error(report.error, "poll failed");
-        } else {
-          stages.ok("poll");
-          logPoll(log, polled, report);
-        }
-        metrics.poll(report);
-        options.onPoll?.(report);
-      },
-      onStep: (stage, err) => (err ? stages.failed(stage, err) : stages.ok(stage)),
-      onGroupRecreated: (stream, group) => {
-        log.warn(
-          { stream, group },
-          `consumer group ${group} of ${stream} was missing; created again`,
-        );
-        checkStateSoon();
-      },
-      onError: (err) => trouble.error(err, "pipeline error"),
     });
     // After the start (which clears the prefix of a fresh demo airport).
     await guard.start();
@@ -353,13 +266,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     watchTimer.unref();
   } catch (err) {
     clearInterval(watchTimer);
-    await watcher?.stop().catch(() => undefined);
+    await pipeline?.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await queues.close().catch(() => undefined);
     ops.disconnect();
     throw err;
   }
-  const running = watcher;
+  const running = pipeline;
   let stopping: Promise<{ clean: boolean }> | undefined;
   return {
     ...(server ? { url: server.url } : {}),
@@ -397,50 +310,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
 /** How often what Redis holds is looked at (data loss, progress of other pollers), at most. */
 const STATE_CHECK_MS = 5_000;
-
-/**
- * Polls are logged by what they mean to an operator: credentials the upstream refuses
- * are an error (nothing works until someone fixes them), another failure is a warning,
- * a poll that found changes is news, a quiet one is debug detail (every 30 s otherwise).
- */
-function logPoll(log: Logger, count: number, report: PollReport): void {
-  const fields = {
-    poll: count,
-    mode: report.mode,
-    outcome: report.outcome,
-    durationMs: report.durationMs,
-    requests: report.requests,
-    events: report.events.length,
-  };
-  const text = describePoll(count, report);
-  if (report.outcome === "failed") {
-    const err = report.error;
-    if (err instanceof FlightwatchError && err.code === ErrorCode.UPSTREAM_AUTH) {
-      log.error(
-        { ...fields, err },
-        `the upstream refuses flightwatch's credentials: ${err.message}; polls retry with backoff until they are accepted`,
-      );
-    } else {
-      log.warn({ ...fields, err }, text);
-    }
-  } else if (lagGrew(report) && report.overlapAtMax) {
-    log.warn(fields, text);
-  } else if (report.events.length > 0 || report.mode === "baseline" || lagGrew(report)) {
-    // The baseline too: it is how an operator sees the first poll happen (0 events).
-    log.info(fields, text);
-  } else log.debug(fields, text);
-}
-
-/**
- * Whether a poll failed because of the upstream (an answer it gave or did not give in
- * time; polls back off), not because of flightwatch or Redis.
- */
-function isUpstreamError(err: Error): boolean {
-  return (
-    err instanceof FlightwatchError &&
-    (err.code.startsWith("FW_ERR_UPSTREAM") || err.code === ErrorCode.POLL_TIMEOUT)
-  );
-}
 
 /** Decided alerts the notifiers have not taken yet, or hold unacknowledged. */
 async function unqueuedAlerts(redis: Redis, keys: RedisKeys): Promise<number> {

@@ -1,7 +1,7 @@
 /**
- * The senders a process delivers with, built from the environment: webhooks and
- * Slack over undici (Slack paced per webhook through Redis), email over pooled SMTP
- * from `SMTP_URL`/`EMAIL_FROM`, and the console. With `consoleOnly` every channel
+ * The senders a process delivers with, built from the checked configuration: webhooks
+ * and Slack over undici (Slack paced per webhook through Redis), email over pooled SMTP
+ * (`SMTP_URL`/`EMAIL_FROM`), and the console. With `consoleOnly` every channel
  * prints to the console instead (a dry run for demos and rule debugging). Webhooks and
  * Slack connect only to public addresses and those `outbound` allows (OUTBOUND_ALLOW).
  */
@@ -12,14 +12,15 @@ import type { ChannelSender } from "./channel-sender.js";
 import { ConsoleSender, type ConsoleSenderOptions } from "./console-sender.js";
 import { DestinationLimiter } from "./destination-limiter.js";
 import { EmailSender } from "./email-sender.js";
-import { readEmailSettings } from "./email-settings.js";
+import type { EmailSettings } from "./email-settings.js";
 import type { ChannelType } from "./notification.js";
 import { SlackSender } from "./slack-sender.js";
 import { WebhookSender } from "./webhook-sender.js";
 
 /** What the senders are built from. */
 export interface SendersOptions {
-  env: Readonly<Record<string, string | undefined>>;
+  /** SMTP_URL and EMAIL_FROM as the configuration read them; none: email is a dead letter that says so. */
+  email?: EmailSettings;
   /** For the Slack pacing (plain commands). */
   redis: Redis;
   keys: RedisKeys;
@@ -30,11 +31,7 @@ export interface SendersOptions {
   outbound?: OutboundPolicy;
 }
 
-/**
- * One sender per channel type. Reads `SMTP_URL` and `EMAIL_FROM` now, so a bad value
- * fails at start (FW_ERR_CONFIG naming the variable); without `SMTP_URL`, email
- * notifications become dead letters that say so.
- */
+/** One sender per channel type; without email settings, email notifications are dead letters that say so. */
 export function buildSenders(options: SendersOptions): Record<ChannelType, ChannelSender> {
   const console = new ConsoleSender(options.console);
   const outbound = options.outbound ? { outbound: options.outbound } : {};
@@ -48,6 +45,6 @@ export function buildSenders(options: SendersOptions): Record<ChannelType, Chann
       limiter: new DestinationLimiter(options.redis, options.keys),
       ...outbound,
     }),
-    email: new EmailSender(readEmailSettings(options.env)),
+    email: new EmailSender(options.email),
   };
 }

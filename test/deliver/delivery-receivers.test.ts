@@ -12,6 +12,7 @@ import type { Alert } from "../../src/dispatch/alert.js";
 import type { ChannelSpec } from "../../src/rules/rule.js";
 import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { ALERT_FIELD } from "../../src/store/alert-store.js";
+import { waitFor } from "../support/crash-run.js";
 import {
   DeliveryRig,
   gaps,
@@ -225,6 +226,8 @@ describe("delivery to real receivers", () => {
     const [one, ...rest] = jobs.map((j) => j.notification.id) as [string, ...string[]];
     await rig.queues.enqueue(jobs);
     await rig.settled(3);
+    // The record is written before BullMQ moves the job to the failed set.
+    await waitFor(async () => (await rig.queues.deadLetters()).length === 3, 8_000);
     expect((await rig.queues.deadLetters()).map((d) => d.reason)).toEqual(
       Array(3).fill("bad_request"),
     );

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWatchCommand } from "../../src/cli/watch-command.js";
 import { DEFAULT_DETECTOR_SETTINGS } from "../../src/detect/detector.js";
-import { startWatch } from "../../src/detect/watch.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import { ErrorCode } from "../../src/errors.js";
+import { startPipeline } from "../../src/pipeline/pipeline.js";
+import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { startSimulator } from "../../src/simulator/http/start-simulator.js";
 import {
   completeLines,
@@ -78,7 +79,7 @@ describe("flightwatch watch --simulator, a real process", () => {
   }, 45_000);
 });
 
-describe("startWatch with fresh", () => {
+describe("the pipeline with fresh", () => {
   let t: TestRedis;
   afterAll(async () => {
     await t?.cleanup();
@@ -92,13 +93,18 @@ describe("startWatch with fresh", () => {
     await other.redis.set(`{${other.prefix}}:snapshot:x`, "{}");
     const sim = await startSimulator({ live: false, flightsPerDay: 50, tokens: ["t"] });
     try {
-      const watcher = await startWatch({
+      const watcher = await startPipeline({
+        role: "detect",
+        without: ["poll"],
         client: { baseUrl: sim.baseUrl, token: "t" },
         redis: { url: TEST_REDIS_URL, prefix: t.prefix },
-        settings: { ...DEFAULT_DETECTOR_SETTINGS, intervalMs: 60_000 },
+        detector: { ...DEFAULT_DETECTOR_SETTINGS, intervalMs: 60_000 },
+        zone: "Europe/Amsterdam",
+        rules: () => new RuleSet([]),
+        consumer: "fresh-test",
+        now: Date.now,
         fresh: true,
-        noPoll: true,
-        onEvent: () => undefined,
+        observer: {},
       });
       await watcher.stop();
     } finally {

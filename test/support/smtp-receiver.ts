@@ -148,6 +148,9 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     },
   });
 
+  // A client that goes away mid-session (a daemon killed by a crash test) resets its
+  // connection; smtp-server reports that as an "error" event, which must not be uncaught.
+  server.on("error", () => undefined);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as AddressInfo).port;
 
