@@ -10,8 +10,8 @@
  * connections hide and nothing else does.
  */
 import { cpus, loadavg } from "node:os";
+import { readEmailSettings } from "../src/config/email-settings.js";
 import { EmailSender, type EmailSenderOptions } from "../src/deliver/email-sender.js";
-import { readEmailSettings } from "../src/deliver/email-settings.js";
 import { type Notification, notificationOf } from "../src/deliver/notification.js";
 import type { EmailChannelSpec, Rule } from "../src/rules/rule.js";
 import { forkBenchChild } from "./bench-child.js";

@@ -1,14 +1,14 @@
 /**
- * Configuration of the Flight API client: the options type, its defaults, and
- * reading it from environment variables. Every check throws a ConfigError naming
- * the variable or option to fix; secret values never appear in those messages.
+ * Configuration of the Flight API client: the options type, its defaults and their
+ * checks (src/config/client-settings.ts reads them from the environment). Every check
+ * throws a ConfigError naming the variable or option to fix; secret values never
+ * appear in those messages.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { ConfigError, ConfigProblems } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { maskSecrets } from "../log/mask-secrets.js";
-import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
-import { formatByteSize, parseByteSize } from "./byte-size.js";
+import { formatByteSize } from "./byte-size.js";
 import { API_BASE_PATH, PAGE_MAX } from "./contract.js";
 import type { ExchangeEvent } from "./exchange-event.js";
 import type { MalformedRecord } from "./response-body.js";
@@ -155,7 +155,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** Default of `maxBodyBytes`: a page of the live service is ~30 KB, 1,000 records ~1.5 MB. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 ** 2;
 /** Smallest `maxBodyBytes`: below it not even one page of records fits. */
-const MIN_MAX_BODY_BYTES = 1024;
+/** The smallest body cap accepted (FLIGHT_API_MAX_BODY). */
+export const MIN_MAX_BODY_BYTES = 1024;
 
 const defaultSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined);
 
@@ -194,7 +195,7 @@ export function resolveClientOptions(options: FlightApiClientOptions): ResolvedC
   };
 }
 
-function atLeast(bytes: number, min: number, setting: string): number {
+export function atLeast(bytes: number, min: number, setting: string): number {
   if (bytes < min) {
     throw new ConfigError(setting, `must be at least ${formatByteSize(min)}, got ${bytes} bytes`);
   }
@@ -202,7 +203,7 @@ function atLeast(bytes: number, min: number, setting: string): number {
 }
 
 /** Checks that at most one credential scheme is configured, and completely. */
-function checkCredentials(
+export function checkCredentials(
   values: { token?: string | undefined; appId?: string | undefined; appKey?: string | undefined },
   names: { token: string; appId: string; appKey: string },
 ): void {
@@ -221,101 +222,4 @@ function checkCredentials(
       `set either ${names.token} (Bearer token) or ${names.appId}/${names.appKey}, not both`,
     );
   }
-}
-
-/** Environment variables the client reads. */
-export type ClientEnv = Readonly<Record<string, string | undefined>>;
-
-/**
- * Client options from environment variables: FLIGHT_API_BASE_URL (required),
- * FLIGHT_API_TOKEN or FLIGHT_API_APP_ID + FLIGHT_API_APP_KEY, AIRPORT_TIMEZONE,
- * FLIGHT_API_CONNECT_TIMEOUT, FLIGHT_API_TIMEOUT, FLIGHT_API_REQUEST_TIMEOUT,
- * FLIGHT_API_MAX_BODY, FLIGHT_API_MAX_ATTEMPTS and FLIGHT_API_MAX_RETRY_AFTER. Empty
- * values count as unset.
- */
-export function clientOptionsFromEnv(env: ClientEnv): FlightApiClientOptions {
-  const problems = new ConfigProblems();
-  const get = (name: string): string | undefined => {
-    const value = env[name];
-    return value === undefined || value.trim() === "" ? undefined : value;
-  };
-  const rawBase = get("FLIGHT_API_BASE_URL");
-  if (rawBase === undefined) {
-    problems.add(
-      "FLIGHT_API_BASE_URL",
-      "is not set; point it at the API, e.g. https://api.schiphol.nl/public/public-flights/v4, " +
-        "or use the built-in simulator (`flightwatch run --simulator`, or `flightwatch simulate` and the URL it prints)",
-    );
-  }
-  const baseUrl =
-    rawBase === undefined
-      ? undefined
-      : problems.take(() => checkBaseUrl(rawBase, "FLIGHT_API_BASE_URL"));
-  const token = get("FLIGHT_API_TOKEN");
-  const appId = get("FLIGHT_API_APP_ID");
-  const appKey = get("FLIGHT_API_APP_KEY");
-  problems.take(() =>
-    checkCredentials(
-      { token, appId, appKey },
-      { token: "FLIGHT_API_TOKEN", appId: "FLIGHT_API_APP_ID", appKey: "FLIGHT_API_APP_KEY" },
-    ),
-  );
-  const options: FlightApiClientOptions = { baseUrl: baseUrl ?? "" };
-  if (token !== undefined) options.token = token;
-  if (appId !== undefined && appKey !== undefined) {
-    options.appId = appId;
-    options.appKey = appKey;
-  }
-  const zone = get("AIRPORT_TIMEZONE");
-  if (zone !== undefined && problems.take(() => airportZone(zone)) !== undefined) {
-    options.airportTimezone = zone;
-  }
-  const duration = (name: string): number | undefined =>
-    problems.take(() => {
-      const value = get(name);
-      if (value === undefined) return undefined;
-      const ms = parseDuration(value, name);
-      if (ms < 1) throw new ConfigError(name, "must be at least 1ms");
-      return ms;
-    });
-  const connect = duration("FLIGHT_API_CONNECT_TIMEOUT");
-  if (connect !== undefined) options.connectTimeoutMs = connect;
-  const timeout = duration("FLIGHT_API_TIMEOUT");
-  if (timeout !== undefined) {
-    options.headersTimeoutMs = timeout;
-    options.bodyTimeoutMs = timeout;
-  }
-  const requestTimeout = problems.take(() => {
-    const value = get("FLIGHT_API_REQUEST_TIMEOUT");
-    if (value === undefined) return undefined;
-    const ms = parseDuration(value, "FLIGHT_API_REQUEST_TIMEOUT");
-    if (ms < 100) throw new ConfigError("FLIGHT_API_REQUEST_TIMEOUT", "must be at least 100ms");
-    return ms;
-  });
-  if (requestTimeout !== undefined) options.requestTimeoutMs = requestTimeout;
-  const maxBody = problems.take(() => {
-    const value = get("FLIGHT_API_MAX_BODY");
-    if (value === undefined) return undefined;
-    return atLeast(
-      parseByteSize(value, "FLIGHT_API_MAX_BODY"),
-      MIN_MAX_BODY_BYTES,
-      "FLIGHT_API_MAX_BODY",
-    );
-  });
-  if (maxBody !== undefined) options.maxBodyBytes = maxBody;
-  const retryAfter = duration("FLIGHT_API_MAX_RETRY_AFTER");
-  if (retryAfter !== undefined) options.maxRetryAfterMs = retryAfter;
-  const attempts = get("FLIGHT_API_MAX_ATTEMPTS");
-  if (attempts !== undefined) {
-    if (!/^\d+$/.test(attempts.trim()) || Number(attempts) < 1 || Number(attempts) > 100) {
-      problems.add(
-        "FLIGHT_API_MAX_ATTEMPTS",
-        `expected an integer from 1 to 100, got "${attempts}"`,
-      );
-    } else {
-      options.maxAttempts = Number(attempts);
-    }
-  }
-  problems.throwIfAny();
-  return options;
 }

@@ -9,11 +9,12 @@
  * (single-record operations).
  */
 import { type Command, Option } from "commander";
-import { checkBaseUrl, clientOptionsFromEnv } from "../api/client-options.js";
+import { checkBaseUrl } from "../api/client-options.js";
 import { type Collection, FLIGHT_DIRECTIONS, SEARCH_DATE_TIME_FIELDS } from "../api/contract.js";
 import { FlightApiClient } from "../api/flight-api-client.js";
 import type { Page } from "../api/paged-walk.js";
 import type { CollectionQueries, FlightsQuery } from "../api/query-params.js";
+import { clientOptionsFromEnv } from "../config/client-settings.js";
 import { ConfigError, InvalidParamError } from "../errors.js";
 import { airportZone, parseApiDateTime } from "../time/local-time.js";
 import { VERSION } from "../version.js";

@@ -9,13 +9,13 @@
  */
 import type { Command } from "commander";
 import type { Redis } from "ioredis";
+import { redisSettingsFromEnv } from "../config/detect-settings.js";
 import {
   DeliveryLog,
   type DeliveryRecord,
   type DisabledEndpoint,
 } from "../deliver/delivery-log.js";
 import { type DeadLetter, DeliveryQueues } from "../deliver/delivery-queues.js";
-import { redisSettingsFromEnv } from "../detect/detect-config.js";
 import { InvalidParamError } from "../errors.js";
 import { cleanText } from "../log/clean-text.js";
 import { maskUrl } from "../log/mask-url.js";

@@ -4,13 +4,11 @@
  * each variable and what it expects — so a start fails with exit 2 and one list to fix.
  */
 import { isIP } from "node:net";
-import { clientOptionsFromEnv, type FlightApiClientOptions } from "../api/client-options.js";
-import { type EmailSettings, readEmailSettings } from "../deliver/email-settings.js";
-import {
-  detectorSettingsFromEnv,
-  type RedisSettings,
-  redisSettingsFromEnv,
-} from "../detect/detect-config.js";
+import type { FlightApiClientOptions } from "../api/client-options.js";
+import { clientOptionsFromEnv } from "../config/client-settings.js";
+import { readEmailSettings } from "../config/email-settings.js";
+import type { EmailSettings } from "../deliver/email-settings.js";
+
 import type { DetectorSettings } from "../detect/detector.js";
 import { ConfigError, ConfigProblems, renameSettings } from "../errors.js";
 import { type LogLevel, parseLogLevel } from "../log/logger.js";
@@ -19,6 +17,11 @@ import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { type ConfigFileRead, readConfigFileWithLines } from "./config-file.js";
 import { isSecretName } from "./config-variables.js";
+import {
+  detectorSettingsFromEnv,
+  type RedisSettings,
+  redisSettingsFromEnv,
+} from "./detect-settings.js";
 
 /** What a daemon process runs: polling and matching, delivery, or both. */
 export type Role = "poller" | "worker" | "all";

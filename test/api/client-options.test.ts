@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clientOptionsFromEnv, resolveClientOptions } from "../../src/api/client-options.js";
+import { resolveClientOptions } from "../../src/api/client-options.js";
+import { clientOptionsFromEnv } from "../../src/config/client-settings.js";
 import { ConfigError, ErrorCode } from "../../src/errors.js";
 
 const BASE = "http://127.0.0.1:8080/public/public-flights/v4";

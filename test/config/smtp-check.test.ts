@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { checkSmtp } from "../../src/config/connection-check.js";
-import { type EmailSettings, readEmailSettings } from "../../src/deliver/email-settings.js";
+import { readEmailSettings } from "../../src/config/email-settings.js";
+import type { EmailSettings } from "../../src/deliver/email-settings.js";
 import { type SmtpReceiver, startSmtpReceiver, TEST_TLS } from "../support/smtp-receiver.js";
 
 const AUTH = { user: "mailer", pass: "smtp-check-secret-9d" };

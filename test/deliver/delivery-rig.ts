@@ -6,13 +6,13 @@
  */
 import type { LookupFunction } from "node:net";
 import type { Redis } from "ioredis";
+import { readEmailSettings } from "../../src/config/email-settings.js";
 import type { ChannelSender } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { type DeliveryJob, DeliveryQueues } from "../../src/deliver/delivery-queues.js";
 import { DeliveryWorkers, type DeliveryWorkersOptions } from "../../src/deliver/delivery-worker.js";
 import { DestinationLimiter } from "../../src/deliver/destination-limiter.js";
 import { EmailSender } from "../../src/deliver/email-sender.js";
-import { readEmailSettings } from "../../src/deliver/email-settings.js";
 import { destinationOf } from "../../src/deliver/endpoint.js";
 import { notificationsOf } from "../../src/deliver/notification.js";
 import { SlackSender } from "../../src/deliver/slack-sender.js";

@@ -1,12 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { readEmailSettings } from "../../src/config/email-settings.js";
 import type { SendContext } from "../../src/deliver/channel-sender.js";
 import { emailMessageId } from "../../src/deliver/email-message.js";
 import { EmailSender } from "../../src/deliver/email-sender.js";
-import {
-  type EmailSettings,
-  plaintextAuthWarning,
-  readEmailSettings,
-} from "../../src/deliver/email-settings.js";
+import { type EmailSettings, plaintextAuthWarning } from "../../src/deliver/email-settings.js";
 import type { EmailChannelSpec } from "../../src/rules/rule.js";
 import {
   type SmtpReceiver,

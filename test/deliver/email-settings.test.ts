@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeEmailSettings, readEmailSettings } from "../../src/deliver/email-settings.js";
+import { readEmailSettings } from "../../src/config/email-settings.js";
+import { describeEmailSettings } from "../../src/deliver/email-settings.js";
 import { ConfigError, ErrorCode } from "../../src/errors.js";
 
 const FROM = "Flightwatch <alerts@example.com>";

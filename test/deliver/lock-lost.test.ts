@@ -7,12 +7,12 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readEmailSettings } from "../../src/config/email-settings.js";
 import { isLockLost } from "../../src/daemon/redis-trouble.js";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
 import type { DeliveryJob } from "../../src/deliver/delivery-queues.js";
 import { DestinationLimiter, destinationHash } from "../../src/deliver/destination-limiter.js";
 import { EmailSender } from "../../src/deliver/email-sender.js";
-import { readEmailSettings } from "../../src/deliver/email-settings.js";
 import { SlackSender } from "../../src/deliver/slack-sender.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import type { ChannelSpec } from "../../src/rules/rule.js";

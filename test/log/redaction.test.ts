@@ -7,7 +7,8 @@
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { describeEmailSettings, readEmailSettings } from "../../src/deliver/email-settings.js";
+import { readEmailSettings } from "../../src/config/email-settings.js";
+import { describeEmailSettings } from "../../src/deliver/email-settings.js";
 import { ErrorCode, FlightwatchError, UpstreamError } from "../../src/errors.js";
 import type { Logger } from "../../src/log/logger.js";
 import { connectRedis } from "../../src/store/redis-connection.js";

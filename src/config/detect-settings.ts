@@ -16,11 +16,11 @@
  * | `OUTBOX_RETENTION` | `7d` | change events older than this are trimmed from the outbox |
  * | `POLL_TIMEOUT` | `5m` | a poll still running after this fails; its requests are aborted |
  */
+import { DEFAULT_DETECTOR_SETTINGS, type DetectorSettings } from "../detect/detector.js";
+import { checkHorizonDays } from "../detect/horizon.js";
 import { ConfigError, ConfigProblems } from "../errors.js";
 import { DEFAULT_PREFIX } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
-import { DEFAULT_DETECTOR_SETTINGS, type DetectorSettings } from "./detector.js";
-import { checkHorizonDays } from "./horizon.js";
 
 /** Environment variables read here. */
 export type DetectEnv = Readonly<Record<string, string | undefined>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../../src/detect/detect-config.js";
+import { detectorSettingsFromEnv, redisSettingsFromEnv } from "../../src/config/detect-settings.js";
 import { DEFAULT_DETECTOR_SETTINGS } from "../../src/detect/detector.js";
 import { ErrorCode } from "../../src/errors.js";
 
