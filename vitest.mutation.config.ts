@@ -21,7 +21,7 @@ export default defineConfig({
       "test/mutation/**/*.test.ts",
     ],
     // fs.watch timing: nothing of the core, and the only test here that waits on the OS.
-    exclude: ["test/rules/rule-watcher.test.ts"],
+    exclude: ["test/rules/read/rule-watcher.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",

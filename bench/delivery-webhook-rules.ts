@@ -3,8 +3,9 @@
  * CloudEvents webhook (one endpoint, many rules), shared by the benchmark and its
  * worker processes so both look the same rules up.
  */
+
+import { RuleSet } from "../src/rules/match/rule-matcher.js";
 import type { Rule, WebhookChannelSpec } from "../src/rules/rule.js";
-import { RuleSet } from "../src/rules/rule-matcher.js";
 import { BENCH_ZONE } from "./delivery-alerts.js";
 
 /** The Standard Webhooks secret of the benchmark's endpoint. */

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { loadRuleDir } from "../src/rules/rule-loader.js";
+import { loadRuleDir } from "../src/rules/read/rule-loader.js";
 import type { Benchmark } from "./benchmark.js";
 
 const RULES = 100_000;

@@ -15,9 +15,9 @@ const FLOORS = {
   "src/diff/flight-diff.ts": 90,
   "src/diff/flight-snapshot.ts": 90,
   "src/dispatch/alert-decision.ts": 95,
-  "src/rules/flight-filter.ts": 95,
-  "src/rules/rule-matcher.ts": 95,
-  "src/rules/change-selector.ts": 95,
+  "src/rules/match/flight-filter.ts": 95,
+  "src/rules/match/rule-matcher.ts": 95,
+  "src/rules/match/change-selector.ts": 95,
   "src/deliver/retry-schedule.ts": 95,
   "src/api/retry-policy.ts": 95,
 };

@@ -28,8 +28,8 @@ import { ConfigError, ConfigProblemsError, formatRuleProblem } from "../errors.j
 import { maskSecrets, secretMasker } from "../log/mask-secrets.js";
 import { maskUrl } from "../log/mask-url.js";
 import { OutboundPolicy } from "../outbound/outbound-policy.js";
-import { loadRuleDir } from "../rules/rule-loader.js";
-import type { RuleVariables } from "../rules/variable-substitution.js";
+import { loadRuleDir } from "../rules/read/rule-loader.js";
+import type { RuleVariables } from "../rules/read/variable-substitution.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { EXIT } from "./exit-codes.js";
 import { VARS_FILE_HELP } from "./vars-file.js";

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { ConfigProblems } from "../errors.js";
-import { didYouMean } from "../rules/did-you-mean.js";
+import { didYouMean } from "../rules/read/did-you-mean.js";
 import { CONFIG_VARIABLE_NAMES } from "./config-variables.js";
 
 /** Variables set by a config file, by canonical (upper-case) name. */

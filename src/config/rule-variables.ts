@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { ConfigError, ConfigProblems } from "../errors.js";
-import { RULE_VARIABLE_PREFIX, type RuleVariables } from "../rules/variable-substitution.js";
+import { RULE_VARIABLE_PREFIX, type RuleVariables } from "../rules/read/variable-substitution.js";
 import { isDaemonVariable, isSecretName } from "./config-variables.js";
 
 /** Reads the rule variables from the environment and, when given, a vars file. */

@@ -28,7 +28,7 @@ import {
   type PipelineRole,
   startPipeline,
 } from "../pipeline/pipeline.js";
-import type { RuleSet } from "../rules/rule-matcher.js";
+import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { DetectionStore, type PollStatus } from "../store/detection-store.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../store/redis-keys.js";

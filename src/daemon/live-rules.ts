@@ -4,10 +4,10 @@
  */
 import { formatRuleProblem } from "../errors.js";
 import type { OutboundPolicy } from "../outbound/outbound-policy.js";
-import { loadRuleDir } from "../rules/rule-loader.js";
-import { RuleSet } from "../rules/rule-matcher.js";
-import { RuleWatcher } from "../rules/rule-watcher.js";
-import type { RuleVariables } from "../rules/variable-substitution.js";
+import { RuleSet } from "../rules/match/rule-matcher.js";
+import { loadRuleDir } from "../rules/read/rule-loader.js";
+import { RuleWatcher } from "../rules/read/rule-watcher.js";
+import type { RuleVariables } from "../rules/read/variable-substitution.js";
 
 /** Who hears of (re)loads: a line per load, a line per problem. */
 export interface RuleNews {

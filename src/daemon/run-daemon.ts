@@ -16,8 +16,8 @@ import { createLogger, type LogFormat, type Logger, type LogLevel } from "../log
 import { maskUrl } from "../log/mask-url.js";
 import type { PipelineObserver, StageName } from "../pipeline/observer.js";
 import { type PipelineGroups, type PipelineRole, ROLE_STAGES } from "../pipeline/pipeline.js";
-import { RuleSet } from "../rules/rule-matcher.js";
-import type { RuleVariables } from "../rules/variable-substitution.js";
+import { RuleSet } from "../rules/match/rule-matcher.js";
+import type { RuleVariables } from "../rules/read/variable-substitution.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
 import { type Daemon, startDaemon } from "./daemon.js";

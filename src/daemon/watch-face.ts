@@ -10,7 +10,7 @@ import { describePoll } from "../detect/describe-poll.js";
 import type { Alert } from "../dispatch/alert.js";
 import type { LogLevel } from "../log/logger.js";
 import { describeAlert } from "../render/alert-text.js";
-import type { RuleSet } from "../rules/rule-matcher.js";
+import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { toLocalDateTime } from "../time/local-time.js";
 import type { Face } from "./run-daemon.js";
 

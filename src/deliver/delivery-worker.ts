@@ -18,7 +18,7 @@ import { DelayedError, Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { crashPoint } from "../crash-point.js";
 import { foldAlert } from "../dispatch/alert-fold.js";
-import type { RuleSet } from "../rules/rule-matcher.js";
+import type { RuleSet } from "../rules/match/rule-matcher.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { ChannelSender } from "./channel-sender.js";
 import type { DeliveryLog, DeliveryRecord } from "./delivery-log.js";

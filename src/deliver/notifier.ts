@@ -7,8 +7,8 @@
 import type { Redis } from "ioredis";
 import { crashPoint } from "../crash-point.js";
 import type { Alert } from "../dispatch/alert.js";
+import type { RuleSet } from "../rules/match/rule-matcher.js";
 import type { ChannelSpec } from "../rules/rule.js";
-import type { RuleSet } from "../rules/rule-matcher.js";
 import { alertOfFields } from "../store/alert-store.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { StreamConsumer, type StreamConsumerOptions } from "../store/stream-consumer.js";

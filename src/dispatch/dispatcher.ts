@@ -24,9 +24,9 @@
  * during a catch-up catches up from the same point.
  */
 import { crashPoint } from "../crash-point.js";
+import type { RuleSet } from "../rules/match/rule-matcher.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
-import type { RuleSet } from "../rules/rule-matcher.js";
 import type { AlertStore, AlertTarget, AlertUpdate } from "../store/alert-store.js";
 import type { PollStatus } from "../store/detection-store.js";
 import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";

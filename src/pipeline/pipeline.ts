@@ -27,7 +27,7 @@ import { AlertConsumer, NOTIFY_GROUP, Notifier } from "../deliver/notifier.js";
 import { Detector, type DetectorSettings } from "../detect/detector.js";
 import { PollLoop } from "../detect/poll-loop.js";
 import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
-import type { RuleSet } from "../rules/rule-matcher.js";
+import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { AlertStore } from "../store/alert-store.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { OutboxConsumer } from "../store/outbox-consumer.js";

@@ -7,8 +7,8 @@
 import type { ChangeValue } from "../diff/change.js";
 import type { CheckinSummary, FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
 import type { Alert, AlertChange } from "../dispatch/alert.js";
-import { filterFlightNumbers } from "../rules/flight-filter.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
+import { filterFlightNumbers } from "../rules/match/flight-filter.js";
 import type { Rule } from "../rules/rule.js";
 import { parseApiDateTime, toLocalDateTime } from "../time/local-time.js";
 

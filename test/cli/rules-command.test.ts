@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsOfPair } from "../../src/cli/rules-command.js";
 import { readRuleVariables } from "../../src/config/rule-variables.js";
-import { loadRuleDir } from "../../src/rules/rule-loader.js";
+import { loadRuleDir } from "../../src/rules/read/rule-loader.js";
 import { spawnCli } from "../support/cli-process.js";
 
 const ZONE = "Europe/Amsterdam";

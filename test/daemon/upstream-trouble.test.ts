@@ -12,7 +12,7 @@ import type { Flight } from "../../src/api/types.js";
 import { readDaemonConfig } from "../../src/config/daemon-config.js";
 import { type Daemon, startDaemon } from "../../src/daemon/daemon.js";
 import { ErrorCode } from "../../src/errors.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import { captureLog, type LogCapture } from "../log/log-capture.js";
 import { type ContractServer, startContractServer } from "../support/contract-server.js";
 import { waitFor } from "../support/crash-run.js";

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import { waitFor } from "../support/crash-run.js";
 import { LOOPBACK_OUTBOUND } from "../support/outbound.js";
 import { DeliveryRig, hook, jobsOf, ruleWith } from "./delivery-rig.js";

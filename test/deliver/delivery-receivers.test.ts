@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DeliveryJob } from "../../src/deliver/delivery-queues.js";
 import { AlertConsumer, NOTIFY_GROUP, Notifier } from "../../src/deliver/notifier.js";
 import type { Alert } from "../../src/dispatch/alert.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { ChannelSpec } from "../../src/rules/rule.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { ALERT_FIELD } from "../../src/store/alert-store.js";
 import { waitFor } from "../support/crash-run.js";
 import {

@@ -3,7 +3,7 @@ import type { DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import { DEFAULT_DETECTOR_SETTINGS } from "../../src/detect/detector.js";
 import { type Pipeline, startPipeline } from "../../src/pipeline/pipeline.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import { sleep, waitFor } from "../support/crash-run.js";
 import { LOOPBACK_OUTBOUND } from "../support/outbound.js";
 import { redisServerForSuite } from "../support/redis-server.js";

@@ -15,6 +15,7 @@ import { destinationOf } from "../../src/deliver/endpoint.js";
 import { type Notification, notificationsOf } from "../../src/deliver/notification.js";
 import type { SendOutcome } from "../../src/deliver/send-outcome.js";
 import type { Alert } from "../../src/dispatch/alert.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type {
   ChannelSpec,
   EmailChannelSpec,
@@ -22,7 +23,6 @@ import type {
   Rule,
   WebhookChannelSpec,
 } from "../../src/rules/rule.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { connectRedis } from "../../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as baseRule } from "../rules/rule-builder.js";

@@ -16,7 +16,7 @@ import { API_BASE_PATH } from "../../src/api/contract.js";
 import { CONFIG_VARIABLE_NAMES } from "../../src/config/config-variables.js";
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, readDaemonConfig } from "../../src/config/daemon-config.js";
 import { readRuleVariables } from "../../src/config/rule-variables.js";
-import { loadRuleDir } from "../../src/rules/rule-loader.js";
+import { loadRuleDir } from "../../src/rules/read/rule-loader.js";
 import { parseDuration } from "../../src/time/duration.js";
 import { spawnCli } from "../support/cli-process.js";
 import { interpolate } from "./compose-interpolate.js";

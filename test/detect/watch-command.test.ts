@@ -4,7 +4,7 @@ import { DEFAULT_DETECTOR_SETTINGS } from "../../src/detect/detector.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import { ErrorCode } from "../../src/errors.js";
 import { startPipeline } from "../../src/pipeline/pipeline.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import { startSimulator } from "../../src/simulator/http/start-simulator.js";
 import {
   completeLines,

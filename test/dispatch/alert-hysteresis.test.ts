@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DONE_IDS_MEMORY_MS } from "../../src/dispatch/alert-state.js";
+import { parseRuleFile } from "../../src/rules/read/rule-loader.js";
 import type { ChangeSelector, Rule } from "../../src/rules/rule.js";
-import { parseRuleFile } from "../../src/rules/rule-loader.js";
 import {
   at,
   Driver,

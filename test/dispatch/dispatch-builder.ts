@@ -14,9 +14,9 @@ import {
   type Decision,
   flushDue,
 } from "../../src/dispatch/alert-decision.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { ChangeSelector, Rule } from "../../src/rules/rule.js";
 import type { RuleMatch } from "../../src/rules/rule-match.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
 import { formatApiDateTime } from "../../src/time/local-time.js";
 
 export const MINUTE = 60_000;

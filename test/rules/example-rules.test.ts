@@ -1,10 +1,10 @@
 /** The example rule files in rules/ load cleanly with rules/demo.env, as `npm start` runs them. */
 import { describe, expect, it } from "vitest";
 import { readRuleVariables } from "../../src/config/rule-variables.js";
-import { loadRuleDir } from "../../src/rules/rule-loader.js";
-import { RuleSet } from "../../src/rules/rule-matcher.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
+import { loadRuleDir } from "../../src/rules/read/rule-loader.js";
 import { changeEvent } from "./event-builder.js";
-import { ZONE } from "./rule-text.js";
+import { ZONE } from "./read/rule-text.js";
 
 /** The rule variables of `--vars-file rules/demo.env`, in an empty environment. */
 const demoVars = () => readRuleVariables({}, "rules/demo.env");

@@ -1,0 +1,365 @@
+/**
+ * Reads a rule's `channels` into ChannelSpecs: the type, the keys that type takes, `retry`,
+ * URLs, email addresses, webhook secrets, and a name for each (given, or the type,
+ * numbered when a rule has several of it). Webhook and Slack URLs are https, without
+ * credentials, and do not name an internal address (loopback, private, link-local …)
+ * unless the outbound policy (OUTBOUND_ALLOW) allows it; plain http only to hosts the
+ * policy names. Host names are resolved only when a send connects (src/outbound).
+ * URLs and secrets are credentials: messages describe them but never repeat them, and
+ * the rule variables read into a Slack or webhook URL or a secret are recorded as secret.
+ */
+
+import type { OutboundPolicy } from "../../outbound/outbound-policy.js";
+import {
+  hasStrayBrace,
+  TEMPLATE_FIELDS,
+  unknownPlaceholders,
+} from "../../render/alert-template.js";
+import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition } from "../rule.js";
+import { suggestionHint } from "./did-you-mean.js";
+import { readRetry } from "./retry-reader.js";
+import { CHANNEL_KEYS } from "./rule-schema.js";
+import { type Entry, join, type TreeReader } from "./tree-reader.js";
+import type { TreeNode } from "./yaml-tree.js";
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const EMAIL_RE = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:".]+$/;
+/** Names of loopback hosts: plain http to them is allowed in links flightwatch never opens. */
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Standard Webhooks secrets are 24–64 random bytes; under 16 is too weak to sign with. */
+const MIN_SECRET_BYTES = 16;
+
+const isChannelType = (text: string): text is ChannelType =>
+  (CHANNEL_TYPES as readonly string[]).includes(text);
+
+/** A channel read, before names are given. */
+interface Draft {
+  spec: Omit<ChannelSpec, "name">;
+  name?: string;
+  /** Where the name was given, or the channel (for a default name). */
+  nameNode: TreeNode;
+  path: string;
+}
+
+/** Reads `channels`; undefined when it has problems (they are recorded). */
+export function readChannels(
+  r: TreeReader,
+  node: TreeNode,
+  path: string,
+  outbound: OutboundPolicy,
+): ChannelSpec[] | undefined {
+  // One channel may be written without the list around it.
+  const items = r.resolve(node).kind === "map" ? [node] : r.list(node, path, "`channels`");
+  if (!items) return undefined;
+  if (items.length === 0) {
+    r.problem(
+      node,
+      path,
+      "`channels` is empty: a rule needs at least one channel",
+      "e.g. channels: [{ type: console }]",
+    );
+    return undefined;
+  }
+  const many = r.resolve(node).kind === "seq";
+  const drafts: Draft[] = [];
+  let ok = true;
+  items.forEach((item, i) => {
+    const draft = readChannel(r, item, many ? `${path}[${i}]` : path, outbound);
+    if (draft) drafts.push(draft);
+    else ok = false;
+  });
+  if (!ok) return undefined;
+  return nameChannels(r, drafts);
+}
+
+/** Gives each channel its name (`slack`, or `slack-1`, `slack-2` …) and checks they differ. */
+function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined {
+  const ofType = new Map<string, number>();
+  for (const d of drafts) ofType.set(d.spec.type, (ofType.get(d.spec.type) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const specs: ChannelSpec[] = [];
+  let ok = true;
+  for (const d of drafts) {
+    const nth = (seen.get(`#${d.spec.type}`) ?? 0) + 1;
+    seen.set(`#${d.spec.type}`, nth);
+    const name =
+      d.name ?? ((ofType.get(d.spec.type) ?? 0) > 1 ? `${d.spec.type}-${nth}` : d.spec.type);
+    if (seen.has(name)) {
+      r.problem(
+        d.nameNode,
+        d.name === undefined ? d.path : join(d.path, "name"),
+        `two channels of this rule are named \`${name}\``,
+        "give each channel of a rule its own `name`",
+      );
+      ok = false;
+    }
+    seen.set(name, 1);
+    specs.push({ ...d.spec, name } as ChannelSpec);
+  }
+  return ok ? specs : undefined;
+}
+
+function readChannel(
+  r: TreeReader,
+  node: TreeNode,
+  path: string,
+  outbound: OutboundPolicy,
+): Draft | undefined {
+  const failedBefore = r.failures;
+  const map = r.map(node, path, "a channel");
+  if (!map) return undefined;
+  const all = r.entries(map, path);
+  const typeEntry = all.get("type");
+  if (!typeEntry) {
+    r.problem(map, path, "channel has no `type`", `write type: ${CHANNEL_TYPES.join(", ")}`);
+    return undefined;
+  }
+  const type = r.string(typeEntry.value, join(path, "type"), "`type`");
+  if (type === undefined) return undefined;
+  if (!isChannelType(type)) {
+    r.problem(
+      typeEntry.value,
+      join(path, "type"),
+      `unknown channel type \`${type}\``,
+      suggestionHint(type, CHANNEL_TYPES),
+    );
+    return undefined;
+  }
+  const allowed = ["type", "name", ...CHANNEL_KEYS[type]];
+  const entries = r.entries(map, path, allowed, (key) => {
+    const owner = CHANNEL_TYPES.find((t) => t !== type && CHANNEL_KEYS[t].includes(key));
+    if (owner === undefined) return undefined;
+    const own = CHANNEL_KEYS[type];
+    return `\`${key}\` is for ${owner} channels; ${type} channels take ${own.length > 0 ? own.map((k) => `\`${k}\``).join(", ") : "no options"}`;
+  });
+  const source: SourcePosition = r.position(node);
+  const draft: Draft = { spec: { type, source } as Draft["spec"], nameNode: node, path };
+  const nameEntry = entries.get("name");
+  if (nameEntry) {
+    const name = r.string(nameEntry.value, join(path, "name"), "`name`");
+    if (name !== undefined && !NAME_RE.test(name)) {
+      r.problem(
+        nameEntry.value,
+        join(path, "name"),
+        `\`${name}\` is not a channel name`,
+        "names are letters, digits, `.`, `_`, `-` (at most 64), starting with a letter or digit",
+      );
+    } else if (name !== undefined) {
+      draft.name = name;
+      draft.nameNode = nameEntry.value;
+    }
+  }
+  const spec = draft.spec as Record<string, unknown>;
+  const text = (key: string, what: string): string | undefined => {
+    const entry = entries.get(key);
+    return entry && r.string(entry.value, join(path, key), what);
+  };
+  const template = (key: string): string | undefined => {
+    const value = text(key, `\`${key}\``);
+    const entry = entries.get(key);
+    if (value === undefined || !entry) return value;
+    let ok = true;
+    for (const name of unknownPlaceholders(value)) {
+      ok = false;
+      r.problem(
+        entry.value,
+        join(path, key),
+        `unknown placeholder \`{${name}}\` in \`${key}\``,
+        suggestionHint(name.trim(), [...TEMPLATE_FIELDS, "label.<key>"]),
+      );
+    }
+    if (ok && hasStrayBrace(value)) {
+      ok = false;
+      r.problem(
+        entry.value,
+        join(path, key),
+        `unmatched brace in \`${key}\``,
+        "write {{ or }} for a literal brace",
+      );
+    }
+    return ok ? value : undefined;
+  };
+  const url = (key: string, required: boolean): string | undefined => {
+    const entry = entries.get(key);
+    if (!entry) {
+      if (required)
+        r.problem(
+          map,
+          path,
+          `${type} channel has no \`${key}\``,
+          `add the ${type === "slack" ? "incoming-webhook " : ""}URL, e.g. ${key}: \${RULE_${type.toUpperCase()}_URL}`,
+        );
+      return undefined;
+    }
+    return readUrl(r, entry, join(path, key), key === "url" ? outbound : undefined);
+  };
+  const retry = entries.get("retry");
+  if (retry) spec.retry = readRetry(r, retry, join(path, "retry"));
+  switch (type) {
+    case "slack":
+      spec.url = r.credential(() => url("url", true));
+      spec.template = template("template");
+      break;
+    case "email": {
+      spec.to = readAddresses(r, entries.get("to"), map, path);
+      spec.subject = template("subject");
+      spec.template = template("template");
+      spec.unsubscribeUrl = url("unsubscribe_url", false);
+      checkUnsubscribePlaceholder(
+        r,
+        entries.get("unsubscribe_url"),
+        spec.unsubscribeUrl,
+        join(path, "unsubscribe_url"),
+      );
+      break;
+    }
+    case "webhook": {
+      spec.url = r.credential(() => url("url", true));
+      const secret = entries.get("secret");
+      if (secret) spec.secret = r.credential(() => readSecret(r, secret, join(path, "secret")));
+      const format = text("format", "`format`");
+      if (format !== undefined && format !== "cloudevents" && format !== "json") {
+        r.problem(
+          (entries.get("format") as Entry).value,
+          join(path, "format"),
+          `unknown webhook format \`${format}\``,
+          suggestionHint(format, ["cloudevents", "json"]),
+        );
+      }
+      spec.format = format === "json" ? "json" : "cloudevents";
+      break;
+    }
+    case "console":
+      break;
+  }
+  for (const key of Object.keys(spec)) if (spec[key] === undefined) delete spec[key];
+  return r.failures === failedBefore ? draft : undefined;
+}
+
+/**
+ * A URL: https, or plain http to a host the policy names. With a policy (webhook and
+ * Slack URLs, which flightwatch connects to) also no credentials and no refused address;
+ * without one (an unsubscribe link, which only recipients open) http on loopback too.
+ */
+function readUrl(
+  r: TreeReader,
+  entry: Entry,
+  path: string,
+  outbound: OutboundPolicy | undefined,
+): string | undefined {
+  const text = r.string(entry.value, path, `\`${entry.name}\``);
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    r.problem(
+      entry.value,
+      path,
+      `\`${entry.name}\` is not a URL`,
+      "write a full URL, e.g. https://example.com/hook",
+    );
+    return undefined;
+  }
+  const refusal = outbound?.refusalOfUrl(url);
+  if (refusal !== undefined) {
+    r.problem(entry.value, path, `\`${entry.name}\` is refused: ${refusal.message}`, refusal.hint);
+    return undefined;
+  }
+  const plainOk = outbound === undefined ? LOOPBACK.has(url.hostname) : outbound.vouchesFor(url);
+  if (url.protocol === "https:" || (url.protocol === "http:" && plainOk)) return text.trim();
+  r.problem(
+    entry.value,
+    path,
+    `\`${entry.name}\` must be an https:// URL (it is ${url.protocol.replace(/:$/, "")}://${url.protocol === "http:" ? url.hostname : "…"})`,
+    outbound === undefined
+      ? "use https; plain http is allowed only on loopback (127.0.0.1, localhost, [::1]) for testing"
+      : "use https; plain http is allowed only to internal receivers listed in OUTBOUND_ALLOW (docs/operations.md)",
+  );
+  return undefined;
+}
+
+/**
+ * `unsubscribe_url` may hold `{recipient}` (each recipient's own link); any other
+ * `{…}` is a typo that would otherwise reach every recipient as written.
+ */
+function checkUnsubscribePlaceholder(
+  r: TreeReader,
+  entry: Entry | undefined,
+  url: unknown,
+  path: string,
+): void {
+  if (entry === undefined || typeof url !== "string") return;
+  const unknown = [...url.matchAll(/\{([^{}]*)\}/g)].find((m) => m[1] !== "recipient");
+  if (unknown === undefined) return;
+  r.problem(
+    entry.value,
+    path,
+    `unknown placeholder \`${unknown[0]}\` in \`unsubscribe_url\``,
+    "its only placeholder is {recipient}, the recipient's address (each gets a link of their own)",
+  );
+}
+
+function readAddresses(
+  r: TreeReader,
+  entry: Entry | undefined,
+  map: TreeNode,
+  path: string,
+): string[] | undefined {
+  if (!entry) {
+    r.problem(map, path, "email channel has no `to`", "e.g. to: [anna@example.com]");
+    return undefined;
+  }
+  const at = join(path, "to");
+  const items = r.list(entry.value, at, "`to`");
+  if (!items) return undefined;
+  if (items.length === 0) {
+    r.problem(entry.value, at, "`to` is empty", "list at least one address");
+    return undefined;
+  }
+  const many = r.resolve(entry.value).kind === "seq";
+  const out: string[] = [];
+  let ok = true;
+  items.forEach((item, i) => {
+    const itemPath = many ? `${at}[${i}]` : at;
+    const address = r.string(item, itemPath, "an address")?.trim();
+    if (address === undefined) ok = false;
+    else if (!EMAIL_RE.test(address)) {
+      r.problem(
+        item,
+        itemPath,
+        `\`${address}\` is not an email address`,
+        "write it as name@example.com",
+      );
+      ok = false;
+    } else if (!out.includes(address)) out.push(address);
+  });
+  return ok ? out : undefined;
+}
+
+function readSecret(r: TreeReader, entry: Entry, path: string): string | undefined {
+  const text = r.string(entry.value, path, "`secret`");
+  if (text === undefined) return undefined;
+  const secret = text.trim();
+  const body = secret.startsWith("whsec_") ? secret.slice(6) : undefined;
+  if (body === undefined || body === "" || !BASE64_RE.test(body)) {
+    r.problem(
+      entry.value,
+      path,
+      "`secret` must be `whsec_` followed by base64",
+      "a Standard Webhooks secret, e.g. whsec_ and 32 random bytes in base64",
+    );
+    return undefined;
+  }
+  if (Buffer.from(body, "base64").length < MIN_SECRET_BYTES) {
+    r.problem(
+      entry.value,
+      path,
+      `\`secret\` is shorter than ${MIN_SECRET_BYTES} bytes`,
+      "use at least 24 random bytes (openssl rand -base64 32)",
+    );
+    return undefined;
+  }
+  return secret;
+}
