@@ -17,7 +17,7 @@ export default {
     "src/rules/match/flight-filter.ts",
     "src/rules/match/rule-matcher.ts",
     "src/rules/match/change-selector.ts",
-    "src/deliver/retry-schedule.ts",
+    "src/rules/retry-schedule.ts",
     "src/api/retry-policy.ts",
     "src/deliver/event-type.ts",
     "src/deliver/delivery-order.ts",

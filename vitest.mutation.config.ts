@@ -14,7 +14,6 @@ export default defineConfig({
       "test/dispatch/alert-*.test.ts",
       "test/rules/**/*.test.ts",
       "test/api/retry-policy.test.ts",
-      "test/deliver/retry-schedule.test.ts",
       "test/deliver/event-type.test.ts",
       "test/deliver/delivery-order.test.ts",
       "test/detect/window.test.ts",

@@ -17,8 +17,8 @@ import { type DeliveryJob, DeliveryQueues } from "../src/deliver/delivery-queues
 import { DeliveryWorkers } from "../src/deliver/delivery-worker.js";
 import { destinationOf } from "../src/deliver/endpoint.js";
 import { type Notification, notificationsOf } from "../src/deliver/notification.js";
-import { DEFAULT_RETRY_SCHEDULE } from "../src/deliver/retry-schedule.js";
 import { WebhookSender } from "../src/deliver/webhook-sender.js";
+import { DEFAULT_RETRY_SCHEDULE } from "../src/rules/retry-schedule.js";
 import type { ChannelSpec, Rule } from "../src/rules/rule.js";
 import { connectRedis } from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";

@@ -18,7 +18,7 @@ const FLOORS = {
   "src/rules/match/flight-filter.ts": 95,
   "src/rules/match/rule-matcher.ts": 95,
   "src/rules/match/change-selector.ts": 95,
-  "src/deliver/retry-schedule.ts": 95,
+  "src/rules/retry-schedule.ts": 95,
   "src/api/retry-policy.ts": 95,
 };
 const DEFAULT_FLOOR = 90;

@@ -8,11 +8,11 @@
  */
 import { type Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { attemptsOf, type RetrySchedule } from "../rules/retry-schedule.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { DeliveryOrder } from "./delivery-order.js";
 import type { ChannelType, Notification } from "./notification.js";
-import { attemptsOf, type RetrySchedule } from "./retry-schedule.js";
 import type { DeliveryFailureReason } from "./send-outcome.js";
 
 /** How long a notification id is not enqueued again (and its order kept), by default: 3 days. */

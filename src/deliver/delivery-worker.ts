@@ -19,6 +19,7 @@ import type { Redis } from "ioredis";
 import { crashPoint } from "../crash-point.js";
 import { foldAlert } from "../dispatch/alert-fold.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
+import { DEFAULT_RETRY_SCHEDULE, retryDelay } from "../rules/retry-schedule.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { ChannelSender } from "./channel-sender.js";
 import type { DeliveryLog, DeliveryRecord } from "./delivery-log.js";
@@ -31,7 +32,6 @@ import {
 } from "./delivery-queues.js";
 import { endpointOf } from "./endpoint.js";
 import type { ChannelType, Notification } from "./notification.js";
-import { DEFAULT_RETRY_SCHEDULE, retryDelay } from "./retry-schedule.js";
 import type { SendOutcome } from "./send-outcome.js";
 
 /** How the workers run. */

@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import { crashPoint } from "../crash-point.js";
 import type { Alert } from "../dispatch/alert.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from "../rules/retry-schedule.js";
 import type { ChannelSpec } from "../rules/rule.js";
 import { alertOfFields } from "../store/alert-store.js";
 import type { RedisKeys } from "../store/redis-keys.js";
@@ -15,7 +16,6 @@ import { StreamConsumer, type StreamConsumerOptions } from "../store/stream-cons
 import type { DeliveryJob, DeliveryQueues } from "./delivery-queues.js";
 import { destinationOf } from "./endpoint.js";
 import { notificationOf } from "./notification.js";
-import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from "./retry-schedule.js";
 
 /** Default consumer group of the notifier on the alerts stream. */
 export const NOTIFY_GROUP = "notify";

@@ -128,7 +128,7 @@ interface ChannelBase {
   retry?: RetrySchedule;
 }
 
-/** A channel's retry schedule (see src/deliver/retry-schedule.ts). */
+/** A channel's retry schedule (see retry-schedule.ts). */
 export interface RetrySchedule {
   /** Delay before each retry, in order; the last one repeats until `forMs` is used up. */
   delaysMs: number[];

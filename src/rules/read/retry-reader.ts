@@ -6,7 +6,7 @@
  * any alert stays worth sending, and past a thousand attempts a dead endpoint costs
  * more than it is worth.
  */
-import { DEFAULT_RETRY_SCHEDULE, nominalDelay } from "../../deliver/retry-schedule.js";
+import { DEFAULT_RETRY_SCHEDULE, nominalDelay } from "../retry-schedule.js";
 import type { RetrySchedule } from "../rule.js";
 import { RETRY_KEYS } from "./rule-schema.js";
 import { describe, type Entry, join, type TreeReader } from "./tree-reader.js";

@@ -2,12 +2,12 @@
 /** A channel's `retry`: its forms, its defaults, and each way it can be wrong. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MAX_RETRY_ATTEMPTS } from "../../../src/rules/read/retry-reader.js";
 import {
   attemptsOf,
   DEFAULT_RETRY_SCHEDULE,
   describeSchedule,
-} from "../../../src/deliver/retry-schedule.js";
-import { MAX_RETRY_ATTEMPTS } from "../../../src/rules/read/retry-reader.js";
+} from "../../../src/rules/retry-schedule.js";
 import type { RetrySchedule } from "../../../src/rules/rule.js";
 import { oneRule, problemOf, problemsOf } from "./rule-text.js";
 

@@ -7,8 +7,8 @@ import fc from "fast-check";
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { DEFAULT_RETRY_SCHEDULE } from "../../../src/deliver/retry-schedule.js";
 import { parseRuleFile } from "../../../src/rules/read/rule-loader.js";
+import { DEFAULT_RETRY_SCHEDULE } from "../../../src/rules/retry-schedule.js";
 import type {
   ChangeSelector,
   ChannelSpec,

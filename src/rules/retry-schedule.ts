@@ -8,7 +8,7 @@
  * scheduled delay (it knows best), within `maxRetryAfterMs`.
  */
 
-import type { RetrySchedule } from "../rules/rule.js";
+import type { RetrySchedule } from "./rule.js";
 
 export type { RetrySchedule };
 

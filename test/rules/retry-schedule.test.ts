@@ -11,7 +11,7 @@ import {
   MAX_RETRY_AFTER_MS,
   nominalDelay,
   retryDelay,
-} from "../../src/deliver/retry-schedule.js";
+} from "../../src/rules/retry-schedule.js";
 
 const S = 1000;
 const M = 60 * S;
