@@ -1,30 +1,20 @@
 /**
- * The simulator `--simulator` embeds in `run` and `watch`: its flags, its start, and
- * the `--start` instant `simulate` reads as well. Shared by the commands, so no
- * command file imports another.
+ * The simulator `--simulator` embeds in `run` and `watch`: its start, and the
+ * `--start` instant `simulate` reads as well (its flags are simulator-flags.ts).
+ * Shared by the commands, so no command file imports another.
  */
 import { randomUUID } from "node:crypto";
-import type { Command } from "commander";
 import type { FlightApiClientOptions } from "../api/client-options.js";
 import { ConfigError } from "../errors.js";
 import { type RunningSimulator, startSimulator } from "../simulator/http/start-simulator.js";
 import { parseApiDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
 
-/** `--speed`, `--seed` and `--start`: the embedded simulator's, for `watch` and `run`. */
-export function addSimulatorOptions(command: Command): Command {
-  return command
-    .option(
-      "--speed <x>",
-      "simulator clock speed, simulated seconds per second (with --simulator)",
-      "1",
-    )
-    .option("--seed <n>", "simulator data seed (with --simulator)", "1")
-    .option(
-      "--start <date-time>",
-      "simulated start, airport-local (with --simulator; default: now)",
-    );
-}
+/**
+ * Re-exported for run-command.ts and watch-command.ts until their definitions import
+ * it from simulator-flags.ts (issue 20: a definition must not load the simulator).
+ */
+export { addSimulatorOptions } from "./simulator-flags.js";
 
 /** The simulator embedded by `--simulator`: the server, a client of it and its clock. */
 export interface EmbeddedSimulator {
