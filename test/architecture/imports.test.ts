@@ -199,3 +199,24 @@ describe("what `flightwatch --help` loads", () => {
     expect(loadedSpecifiers(text).sort()).toEqual(["../b.js", "./a.js", "./d.js", "./g.js"]);
   });
 });
+
+describe("the imports of bench/", () => {
+  /** Every import of a file under bench/ that leads into test/ or back to the runner. */
+  function benchViolations(): string[] {
+    const out: string[] = [];
+    for (const file of tsFiles(join(ROOT, "bench"))) {
+      for (const spec of specifiers(readFileSync(file, "utf8"))) {
+        if (!spec.startsWith(".")) continue;
+        const target = rel(resolve(dirname(file), spec).replace(/\.js$/, ".ts"));
+        if (target.startsWith("test/")) out.push(`${rel(file)} -> ${target} (bench imports test/)`);
+        if (target === "bench/run.ts")
+          out.push(`${rel(file)} -> ${target} (a loop with the runner)`);
+      }
+    }
+    return out;
+  }
+
+  it("reach nothing in test/ (shared rigs live in bench/support/) and never the runner", () => {
+    expect(benchViolations()).toEqual([]);
+  });
+});
