@@ -1,6 +1,6 @@
 /**
  * The real daemon for the whole-pipeline benchmarks: a `flightwatch run` child process
- * (the CLI from source, as test/support/cli-process.ts starts it) polling a simulator
+ * (the CLI from source, as bench/support/cli-process.ts starts it) polling a simulator
  * served over loopback HTTP by the benchmark's process, on a Redis prefix of its own,
  * with a rules directory the benchmark writes. The simulator does not evolve by
  * itself: flights change only when the benchmark changes them (bench/gate-updates.ts).
@@ -16,11 +16,11 @@ import { type RunningSimulator, startSimulator } from "../src/simulator/http/sta
 import { Random } from "../src/simulator/random.js";
 import { createSimulator } from "../src/simulator/simulator.js";
 import { type RedisKeys, redisKeys } from "../src/store/redis-keys.js";
-import { runEnv, scrape } from "../test/cli/run-harness.js";
-import { type CliProcess, spawnCli } from "../test/support/cli-process.js";
-import { waitFor } from "../test/support/crash-run.js";
-import type { PrometheusSample } from "../test/support/prometheus-text.js";
-import { deleteByPattern, type TestRedis, testRedis } from "../test/support/redis.js";
+import { type CliProcess, spawnCli } from "./support/cli-process.js";
+import { waitFor } from "./support/polling.js";
+import type { PrometheusSample } from "./support/prometheus-text.js";
+import { deleteByPattern, type TestRedis, testRedis } from "./support/redis.js";
+import { runEnv, scrape } from "./support/run-child.js";
 
 /** Records per local day giving ~10,000 physical flights over the simulator's three loaded days. */
 export const RECORDS_PER_10K_FLIGHTS = 5_160;

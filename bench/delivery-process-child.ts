@@ -22,9 +22,9 @@ import { DEFAULT_RETRY_SCHEDULE } from "../src/rules/retry-schedule.js";
 import type { ChannelSpec, Rule } from "../src/rules/rule.js";
 import { connectRedis } from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";
-import { LOOPBACK_OUTBOUND } from "../test/support/outbound.js";
 import { BENCH_ZONE, benchAlerts } from "./delivery-alerts.js";
 import { benchRules } from "./delivery-webhook-rules.js";
+import { LOOPBACK_OUTBOUND } from "./support/outbound.js";
 
 /** What the benchmark tells a process. */
 export interface ProcessSettings {

@@ -25,10 +25,6 @@ import { Random } from "../src/simulator/random.js";
 import { alertOfFields } from "../src/store/alert-store.js";
 import { eventsOfFields } from "../src/store/outbox-entry.js";
 import type { RedisKeys } from "../src/store/redis-keys.js";
-import { HOOK_SECRET } from "../test/cli/run-harness.js";
-import { type SimFlight, sleep, waitFor } from "../test/support/crash-run.js";
-import { type SlackReceiver, startSlackReceiver } from "../test/support/slack-receiver.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../test/support/webhook-receiver.js";
 import type { Benchmark } from "./benchmark.js";
 import {
   type BenchAirport,
@@ -38,6 +34,11 @@ import {
   writeRuleFiles,
 } from "./daemon-rig.js";
 import { type Percentiles, percentiles } from "./latency-figures.js";
+import { sleep, waitFor } from "./support/polling.js";
+import { HOOK_SECRET } from "./support/run-child.js";
+import type { SimFlight } from "./support/sim-flight.js";
+import { type SlackReceiver, startSlackReceiver } from "./support/slack-receiver.js";
+import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.js";
 
 const INTERVAL_MS = 1000;
 const AIM_MS = INTERVAL_MS + 250;

@@ -14,11 +14,6 @@
  */
 import { cpus, loadavg } from "node:os";
 import { startSimulator } from "../src/simulator/http/start-simulator.js";
-import { HOOK_SECRET } from "../test/cli/run-harness.js";
-import { waitFor } from "../test/support/crash-run.js";
-import { startSlackReceiver } from "../test/support/slack-receiver.js";
-import { startSmtpReceiver } from "../test/support/smtp-receiver.js";
-import { startWebhookReceiver } from "../test/support/webhook-receiver.js";
 import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
@@ -30,6 +25,11 @@ import {
   writeRuleFiles,
 } from "./daemon-rig.js";
 import { applyAtRate, type Fate, GateUpdates, quantile } from "./gate-updates.js";
+import { waitFor } from "./support/polling.js";
+import { HOOK_SECRET } from "./support/run-child.js";
+import { startSlackReceiver } from "./support/slack-receiver.js";
+import { startSmtpReceiver } from "./support/smtp-receiver.js";
+import { startWebhookReceiver } from "./support/webhook-receiver.js";
 
 /**
  * A daemon setting (and the page size the upstream serves it) and the webhook changes

@@ -21,6 +21,7 @@ import { rulesBenchmark } from "./rules-bench.js";
 import { scaleBenchmark } from "./scale-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
+import { startupBenchmark } from "./startup-bench.js";
 import { takeoverBenchmark } from "./takeover-bench.js";
 import { watchThroughputBenchmark } from "./watch-throughput-bench.js";
 
@@ -40,6 +41,7 @@ const benchmarks: Benchmark[] = [
   scaleBenchmark,
   takeoverBenchmark,
   watchThroughputBenchmark,
+  startupBenchmark,
 ];
 
 const args = process.argv.slice(2);

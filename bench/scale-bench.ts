@@ -11,9 +11,6 @@
  */
 import { cpus, loadavg } from "node:os";
 import type { Flight } from "../src/api/types.js";
-import { HOOK_SECRET } from "../test/cli/run-harness.js";
-import { sleep } from "../test/support/crash-run.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../test/support/webhook-receiver.js";
 import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
@@ -27,6 +24,9 @@ import {
 } from "./daemon-rig.js";
 import { applyAtRate, GateUpdates, quantile } from "./gate-updates.js";
 import { type Footprint, footprintBytes, redisFootprint, usedMemory } from "./redis-footprint.js";
+import { sleep } from "./support/polling.js";
+import { HOOK_SECRET } from "./support/run-child.js";
+import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.js";
 
 /** Flight changes per second at ×1 per 10,000 flights: a busy hour (the simulated day averages ~0.45). */
 const BASE_RATE_PER_10K = 1;

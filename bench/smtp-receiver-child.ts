@@ -1,14 +1,14 @@
 /**
  * The email benchmark's SMTP server, run as a child process so that parsing SMTP and
  * keeping messages does not share the sender's event loop (a real relay runs
- * elsewhere). It is the tests' receiver (test/support/smtp-receiver.ts: smtp-server on
+ * elsewhere). It is the tests' receiver (bench/support/smtp-receiver.ts: smtp-server on
  * loopback, plain text, accepting every message).
  *
  * Protocol over IPC: it sends `{ port }` once listening; asked `{ count, timeoutMs }`,
  * it waits until `count` messages are in (or the time passed) and answers with how
  * many it has and its CPU time; `{ close: true }` ends it.
  */
-import { startSmtpReceiver } from "../test/support/smtp-receiver.js";
+import { startSmtpReceiver } from "./support/smtp-receiver.js";
 
 /** A request to the child. */
 export type SmtpChildRequest = { count: number; timeoutMs: number } | { close: true };

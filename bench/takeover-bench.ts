@@ -12,10 +12,6 @@
  *   same ids. Time from the kill to each one's arrival, against DELIVERY_STALL_TIMEOUT.
  */
 import { hostname } from "node:os";
-import { HOOK_SECRET } from "../test/cli/run-harness.js";
-import { type CliProcess, spawnCli } from "../test/support/cli-process.js";
-import { sleep, waitFor } from "../test/support/crash-run.js";
-import { startWebhookReceiver, type WebhookDelivery } from "../test/support/webhook-receiver.js";
 import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
@@ -24,6 +20,10 @@ import {
   writeRuleFiles,
 } from "./daemon-rig.js";
 import { percentiles } from "./latency-figures.js";
+import { type CliProcess, spawnCli } from "./support/cli-process.js";
+import { sleep, waitFor } from "./support/polling.js";
+import { HOOK_SECRET } from "./support/run-child.js";
+import { startWebhookReceiver, type WebhookDelivery } from "./support/webhook-receiver.js";
 
 const ROUNDS = Number(process.env.BENCH_TAKEOVER_ROUNDS ?? 6);
 const fmt = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;

@@ -16,7 +16,7 @@ import { ManualClock } from "../src/simulator/sim-clock.js";
 import { DetectionStore } from "../src/store/detection-store.js";
 import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";
-import { TappedClient } from "../test/support/tapped-client.js";
+import { TappedClient } from "./support/tapped-client.js";
 
 const ZONE = "Europe/Amsterdam";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

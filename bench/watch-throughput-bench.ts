@@ -26,8 +26,6 @@ import { readHorizon } from "../src/detect/flight-reader.js";
 import { DEFAULT_HORIZON_DAYS, scheduleHorizon } from "../src/detect/horizon.js";
 import { type RunningSimulator, startSimulator } from "../src/simulator/http/start-simulator.js";
 import { eventsOfFields } from "../src/store/outbox-entry.js";
-import { type CliProcess, spawnCli, testRedisEnv } from "../test/support/cli-process.js";
-import { waitFor } from "../test/support/crash-run.js";
 import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
@@ -36,6 +34,8 @@ import {
   stopChild,
 } from "./daemon-rig.js";
 import { applyAtRate, GateUpdates, quantile } from "./gate-updates.js";
+import { type CliProcess, spawnCli, testRedisEnv } from "./support/cli-process.js";
+import { waitFor } from "./support/polling.js";
 
 const ZONE = "Europe/Amsterdam";
 const INTERVAL = "1s";

@@ -1,15 +1,16 @@
 /**
  * The delivery benchmark's webhook receiver, run as a child process so that checking
  * signatures and parsing bodies does not share the senders' event loop (a real
- * receiver runs elsewhere). It is the tests' receiver (test/support/webhook-receiver.ts:
+ * receiver runs elsewhere). It is the tests' receiver (bench/support/webhook-receiver.ts:
  * every request verified with the `standardwebhooks` package, answered 204).
  *
  * Protocol over IPC: it sends `{ url }` once listening; asked `{ collect: n, from }`,
  * it waits until `n` distinct ids have been accepted in all (or `timeoutMs` passed)
  * and answers with the arrivals from index `from` on; `{ close: true }` ends it.
  */
-import { startWebhookReceiver } from "../test/support/webhook-receiver.js";
+
 import type { Arrivals } from "./latency-figures.js";
+import { startWebhookReceiver } from "./support/webhook-receiver.js";
 
 /** A request to the child. */
 export type ReceiverRequest =

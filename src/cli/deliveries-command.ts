@@ -3,26 +3,13 @@
  * disabled endpoints, queue depths — and the two repairs: `retry` sends dead letters
  * again under their notification ids, `enable` re-enables an endpoint disabled by a
  * 410 Gone. Reads the same Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the daemon,
- * says which prefix it read, and creates nothing there: the daemon's queues are opened
- * read-only (no BullMQ `meta` key), so a listing under a prefix no daemon uses leaves
- * Redis as it was. The daemon's workers do the sending.
+ * says which prefix it read, and creates nothing there; the daemon's workers do the
+ * sending.
+ *
+ * This file is the definition only (what `--help` shows); the work is
+ * deliveries-action.ts, loaded when a subcommand runs.
  */
 import type { Command } from "commander";
-import type { Redis } from "ioredis";
-import { redisSettingsFromEnv } from "../config/detect-settings.js";
-import {
-  DeliveryLog,
-  type DeliveryRecord,
-  type DisabledEndpoint,
-} from "../deliver/delivery-log.js";
-import { type DeadLetter, DeliveryQueues } from "../deliver/delivery-queues.js";
-import { InvalidParamError } from "../errors.js";
-import { cleanText } from "../log/clean-text.js";
-import { maskUrl } from "../log/mask-url.js";
-import { connectRedis } from "../store/redis-connection.js";
-import { type RedisKeys, redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
-import { EXIT } from "./exit-codes.js";
-import { integer } from "./flag-values.js";
 
 const EXAMPLES = `
 Examples:
@@ -36,10 +23,19 @@ Examples:
       after fixing a webhook receiver that answered 410 Gone
 `;
 
-interface ListFlags {
+/** Flags of `deliveries`. */
+export interface ListFlags {
   limit?: string;
   json?: boolean;
 }
+
+/** Flags of `deliveries retry`. */
+export interface RetryFlags {
+  all?: boolean;
+}
+
+/** The subcommands' work, loaded when one runs. */
+const actions = () => import("./deliveries-action.js");
 
 /** Adds `deliveries`, `deliveries retry` and `deliveries enable` to the program. */
 export function registerDeliveriesCommand(program: Command): void {
@@ -51,40 +47,7 @@ export function registerDeliveriesCommand(program: Command): void {
     .option("--limit <n>", "how many recent attempts and dead letters to show", "20")
     .option("--json", "one JSON object instead of text")
     .addHelpText("after", EXAMPLES)
-    .action(async (flags: ListFlags) => {
-      const limit = integer("--limit", flags.limit ?? "20", 1, 10_000);
-      await withQueues(async ({ queues, log, redis, where }) => {
-        // Any of these exists once a daemon or watcher has run under the prefix.
-        const known = await redis.exists(
-          ...queues.metaKeys(),
-          where.keys.deliveries,
-          where.keys.detection,
-          where.keys.outbox,
-        );
-        const [recent, deadLetters, disabled, counts] = await Promise.all([
-          log.recent(limit),
-          queues.deadLetters(limit),
-          log.disabledEndpoints(),
-          queues.counts(),
-        ]);
-        if (flags.json) {
-          const report = {
-            prefix: where.prefix,
-            redis: maskUrl(where.url),
-            found: known > 0,
-            recent,
-            deadLetters: deadLetters.slice(0, limit),
-            disabled,
-            counts,
-          };
-          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-          return;
-        }
-        process.stdout.write(
-          `${heading(where, known > 0)}\n${listing(recent, deadLetters.slice(0, limit), disabled, counts)}`,
-        );
-      });
-    });
+    .action(async (flags: ListFlags) => (await actions()).listDeliveries(flags));
 
   deliveries
     .command("retry")
@@ -93,149 +56,13 @@ export function registerDeliveriesCommand(program: Command): void {
     )
     .argument("[ids...]", "notification ids (msg_…) as `deliveries` lists them")
     .option("--all", "every dead letter")
-    .action(async (ids: string[], flags: { all?: boolean }) => {
-      if (!flags.all && ids.length === 0) {
-        throw new InvalidParamError(
-          "ids",
-          "name the notification ids to send again, or give --all",
-        );
-      }
-      if (flags.all && ids.length > 0) {
-        throw new InvalidParamError("--all", "give either ids or --all, not both");
-      }
-      await withQueues(async ({ queues }) => {
-        const { requeued, missing } = await queues.retry(flags.all ? "all" : ids);
-        for (const id of requeued) process.stdout.write(`requeued ${id}\n`);
-        for (const id of missing)
-          process.stderr.write(
-            `flightwatch: ${id}: no dead letter or kept delivery with this id\n`,
-          );
-        if (requeued.length === 0 && flags.all) process.stdout.write("no dead letters\n");
-        if (missing.length > 0) process.exitCode = EXIT.failure;
-      });
-    });
+    .action(async (ids: string[], flags: RetryFlags) =>
+      (await actions()).retryDeliveries(ids, flags),
+    );
 
   deliveries
     .command("enable")
     .description("re-enable an endpoint that a 410 Gone disabled (then `deliveries retry --all`)")
     .argument("<endpoint>", "endpoint id (ep_…) as `deliveries` lists it")
-    .action(async (endpoint: string) => {
-      await withQueues(async ({ log }) => {
-        if (await log.enable(endpoint)) {
-          process.stdout.write(
-            `enabled ${endpoint}; send its dead letters again with \`flightwatch deliveries retry --all\`\n`,
-          );
-        } else {
-          process.stderr.write(`flightwatch: ${endpoint} is not disabled\n`);
-          process.exitCode = EXIT.failure;
-        }
-      });
-    });
-}
-
-/** The Redis and prefix a command reads, as it names them to the user. */
-interface Where {
-  url: string;
-  /** FLIGHTWATCH_PREFIX as given (or its default). */
-  prefix: string;
-  /** Whether FLIGHTWATCH_PREFIX was set. */
-  prefixGiven: boolean;
-  keys: RedisKeys;
-}
-
-async function withQueues(
-  body: (parts: {
-    queues: DeliveryQueues;
-    log: DeliveryLog;
-    redis: Redis;
-    where: Where;
-  }) => Promise<void>,
-): Promise<void> {
-  const settings = redisSettingsFromEnv(process.env);
-  const keys = redisKeys(settings.prefix);
-  const where: Where = {
-    url: settings.url,
-    prefix: settings.prefix,
-    prefixGiven: Boolean(process.env.FLIGHTWATCH_PREFIX?.trim()),
-    keys,
-  };
-  const redis = await connectRedis(settings.url);
-  // Read-only: a listing (or a retry under a wrong prefix) must not create queues.
-  const queues = new DeliveryQueues(redis, keys, { readOnly: true });
-  try {
-    await body({ queues, log: new DeliveryLog(redis, keys), redis, where });
-  } finally {
-    await queues.close();
-    redis.disconnect();
-  }
-}
-
-/** Which prefix the listing read, and what to check when nothing was ever there. */
-function heading(where: Where, found: boolean): string {
-  const source = where.prefixGiven
-    ? "FLIGHTWATCH_PREFIX"
-    : "the default: FLIGHTWATCH_PREFIX is not set";
-  const lines = [
-    `Deliveries under the prefix ${where.prefix} (${source}) at ${maskUrl(where.url)}`,
-  ];
-  if (!found) {
-    lines.push(
-      "  Nothing has run under this prefix: is it the one your daemon uses? (`flightwatch config` shows it;",
-      `  \`watch --simulator\` uses ${SIMULATOR_PREFIX}; \`npm start\` and \`flightwatch demo\` a prefix of their own, removed when they stop.)`,
-    );
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-const time = (ms: number): string => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
-
-/** The text listing: recent attempts, dead letters, disabled endpoints, queue depths. */
-export function listing(
-  recent: readonly DeliveryRecord[],
-  dead: readonly DeadLetter[],
-  disabled: readonly DisabledEndpoint[],
-  counts: Record<string, Record<string, number>>,
-): string {
-  const lines: string[] = [];
-  lines.push(`Recent attempts (newest first, UTC):`);
-  if (recent.length === 0) lines.push("  none");
-  for (const r of recent) {
-    const why =
-      r.result === "delivered"
-        ? r.code !== undefined
-          ? ` (${r.code})`
-          : ""
-        : r.result === "superseded"
-          ? ` — ${r.detail}`
-          : ` — ${r.reason}: ${r.detail}`;
-    lines.push(
-      `  ${time(r.at)}  ${r.result.padEnd(9)} ${r.id}  ${r.ruleId}/${r.channel} → ${r.destination}  ${r.flight}  attempt ${r.attempt}${why}`,
-    );
-    for (const refused of r.refused ?? [])
-      lines.push(`      refused ${refused.recipient}: ${refused.reason}`);
-  }
-  lines.push("", `Dead letters (send again with \`flightwatch deliveries retry <id>|--all\`):`);
-  if (dead.length === 0) lines.push("  none");
-  for (const d of dead) {
-    lines.push(
-      `  ${time(d.failedAt)}  ${d.id}  ${d.ruleId}/${d.channel} → ${d.destination}  ${d.flight}  ${d.reason}: ${d.detail}`,
-    );
-  }
-  if (disabled.length > 0) {
-    lines.push("", "Disabled endpoints (re-enable with `flightwatch deliveries enable <id>`):");
-    for (const e of disabled) {
-      lines.push(
-        `  ${e.id}  ${e.label}  since ${time(e.at)}  ${e.ruleId}/${e.channel}: ${e.detail}`,
-      );
-    }
-  }
-  lines.push("", "Queues:");
-  for (const [type, c] of Object.entries(counts)) {
-    lines.push(
-      `  ${type.padEnd(8)} waiting ${c.waiting ?? 0}, active ${c.active ?? 0}, delayed ${c.delayed ?? 0}, delivered (kept) ${c.completed ?? 0}, dead ${c.failed ?? 0}`,
-    );
-  }
-  // Details are receivers' words (an answer's body): no escape sequence of theirs may
-  // drive the operator's terminal (a fake status line, a hidden link, the clipboard).
-  return `${lines.map(cleanText).join("\n")}\n`;
+    .action(async (endpoint: string) => (await actions()).enableEndpoint(endpoint));
 }

@@ -1,28 +1,12 @@
 /**
- * The flags of the simulator `--simulator` embeds in `run` and `watch` (started by
- * src/daemon/embedded-simulator.ts), and the `--start` instant `simulate` reads as well. Shared by the commands, so no
- * command file imports another.
+ * The embedded simulator's settings from the flags of `run` and `watch` (its flags are
+ * simulator-flags.ts, its start src/daemon/embedded-simulator.ts), and the `--start`
+ * instant `simulate` reads as well. Shared, so no command file imports another.
  */
-import type { Command } from "commander";
 import type { EmbeddedSimulatorSettings } from "../daemon/embedded-simulator.js";
 import { ConfigError } from "../errors.js";
 import { parseApiDateTime } from "../time/local-time.js";
 import { integer, number, SEED_MAX, SEED_MIN } from "./flag-values.js";
-
-/** `--speed`, `--seed` and `--start`: the embedded simulator's, for `watch` and `run`. */
-export function addSimulatorOptions(command: Command): Command {
-  return command
-    .option(
-      "--speed <x>",
-      "simulator clock speed, simulated seconds per second (with --simulator)",
-      "1",
-    )
-    .option("--seed <n>", "simulator data seed (with --simulator)", "1")
-    .option(
-      "--start <date-time>",
-      "simulated start, airport-local (with --simulator; default: now)",
-    );
-}
 
 /** The embedded simulator's settings from `--speed`, `--seed` and `--start`, checked. */
 export function simulatorSettings(

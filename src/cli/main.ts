@@ -1,6 +1,8 @@
 /**
  * The `flightwatch` command: parses argv and hands each subcommand to its builder.
- * Only wiring lives here; every subcommand is a file of its own under `src/cli/`.
+ * Only wiring lives here; every subcommand is a file of its own under `src/cli/`,
+ * which defines its flags and help and loads its work (`<name>-action.ts`) when it
+ * runs, so that `--help` and `--version` load commander and little else.
  */
 import { Command, CommanderError } from "commander";
 import { describeError, FlightwatchError } from "../errors.js";

@@ -9,8 +9,9 @@ import { configSourcesFor, effectiveEnv, readDaemonConfig } from "../config/daem
 import { readRuleVariables } from "../config/rule-variables.js";
 import { runDaemon } from "../daemon/run-daemon.js";
 import { demoFace } from "../demo/demo-face.js";
-import { addSimulatorOptions, simulatorSettings } from "./embedded-simulator.js";
+import { simulatorSettings } from "./embedded-simulator.js";
 import { integer, SEED_MAX, SEED_MIN } from "./flag-values.js";
+import { addSimulatorOptions } from "./simulator-flags.js";
 import { VARS_FILE_HELP } from "./vars-file.js";
 
 /** Flags of `run` (and `demo`) as commander hands them over. */

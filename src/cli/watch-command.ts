@@ -11,7 +11,8 @@ import { runDaemon } from "../daemon/run-daemon.js";
 import { watchFace } from "../daemon/watch-face.js";
 import { ConfigError, renameSettings } from "../errors.js";
 import { SIMULATOR_PREFIX } from "../store/redis-keys.js";
-import { addSimulatorOptions, simulatorSettings } from "./embedded-simulator.js";
+import { simulatorSettings } from "./embedded-simulator.js";
+import { addSimulatorOptions } from "./simulator-flags.js";
 import { VARS_FILE_HELP } from "./vars-file.js";
 
 /** Flags of `watch` as commander hands them over. */

@@ -5,7 +5,7 @@
  * hidden hyperlink, a clipboard write (OSC 52) — arrive as plain characters.
  */
 import { describe, expect, it } from "vitest";
-import { listing } from "../../src/cli/deliveries-command.js";
+import { listing } from "../../src/cli/deliveries-action.js";
 import { httpOutcome } from "../../src/deliver/http-post.js";
 
 const HOSTILE =

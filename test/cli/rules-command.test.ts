@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventsOfPair } from "../../src/cli/rules-command.js";
+import { eventsOfPair } from "../../src/cli/rules-action.js";
 import { readRuleVariables } from "../../src/config/rule-variables.js";
 import { loadRuleDir } from "../../src/rules/read/rule-loader.js";
 import { spawnCli } from "../support/cli-process.js";

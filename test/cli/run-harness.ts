@@ -8,14 +8,14 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { get, HOOK_SECRET, runEnv, scrape } from "../../bench/support/run-child.js";
 import { notificationId } from "../../src/deliver/notification.js";
 import type { RunningSimulator } from "../../src/simulator/http/start-simulator.js";
 import { AlertStore } from "../../src/store/alert-store.js";
 import { DetectionStore } from "../../src/store/detection-store.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
-import { type CliProcess, completeLines, spawnCli, testRedisEnv } from "../support/cli-process.js";
+import { type CliProcess, completeLines, spawnCli } from "../support/cli-process.js";
 import { startCrashSimulator, waitFor } from "../support/crash-run.js";
-import { type PrometheusSample, parsePrometheusText } from "../support/prometheus-text.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
 import {
   type ReceiverResponse,
@@ -24,8 +24,9 @@ import {
   type WebhookReceiver,
 } from "../support/webhook-receiver.js";
 
-/** The webhook secret of the gate rule; it must never appear in any output. */
-export const HOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+// Shared with the benchmarks (bench/support/run-child.ts), which import nothing from test/.
+export { get, HOOK_SECRET, runEnv, scrape };
+
 /** The rule id and channel name of the gate rule. */
 export const GATE_RULE = "gates";
 export const GATE_CHANNEL = "webhook";
@@ -109,29 +110,6 @@ export async function startRunRig(label: string, seed: number): Promise<RunRig> 
   return rig;
 }
 
-/** The settings every `run` child of a rig gets: fast polls, short timeouts, no HTTP port. */
-export function runEnv(
-  rig: Pick<RunRig, "sim" | "token" | "t" | "rulesDir">,
-): Record<string, string> {
-  return {
-    ...testRedisEnv(rig.t.prefix),
-    FLIGHT_API_BASE_URL: rig.sim.baseUrl,
-    FLIGHT_API_TOKEN: rig.token,
-    FLIGHTWATCH_RULES: rig.rulesDir,
-    RULE_HOOK_SECRET: HOOK_SECRET,
-    AIRPORT_TIMEZONE: "Europe/Amsterdam",
-    POLL_INTERVAL: "300ms",
-    // A failed request fails its poll at once: readiness tests count intervals.
-    FLIGHT_API_MAX_ATTEMPTS: "1",
-    FLIGHT_API_TIMEOUT: "5s",
-    // A dead worker's notification goes to another after 1 s instead of 30 s.
-    DELIVERY_STALL_TIMEOUT: "2s",
-    HTTP_PORT: "off",
-    HTTP_HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-  };
-}
-
 /** The complete JSON log lines a child wrote to stdout; a line that is not JSON throws. */
 export function logLines(proc: CliProcess): LogLine[] {
   return completeLines(proc.stdout()).map((line) => {
@@ -166,16 +144,6 @@ export async function opsUrlOf(proc: CliProcess): Promise<string> {
   return line.http as string;
 }
 
-/** GET `url`: status and body text; a refused connection is status 0. */
-export async function get(url: string): Promise<{ status: number; text: string }> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-    return { status: res.status, text: await res.text() };
-  } catch {
-    return { status: 0, text: "" };
-  }
-}
-
 /** /readyz: the status and the checks' details. */
 export async function readyz(
   base: string,
@@ -184,13 +152,6 @@ export async function readyz(
   if (status === 0) return { status, checks: {} };
   const body = JSON.parse(text) as { checks: Record<string, { ok: boolean; detail: string }> };
   return { status, checks: body.checks };
-}
-
-/** /metrics, parsed (strictly: a malformed line throws). */
-export async function scrape(base: string): Promise<PrometheusSample[]> {
-  const { status, text } = await get(`${base}/metrics`);
-  if (status !== 200) throw new Error(`/metrics answered ${status}`);
-  return parsePrometheusText(text);
 }
 
 /** Resolves once a poller of the rig's prefix has taken its baseline (the watermark is set). */

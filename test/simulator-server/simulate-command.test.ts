@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { request } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildProgram, main } from "../../src/cli/main.js";
-import { runSimulate, simulateOptions } from "../../src/cli/simulate-command.js";
+import { runSimulate, simulateOptions } from "../../src/cli/simulate-action.js";
 import { DEFAULT_HTTP_PORT } from "../../src/config/daemon-config.js";
 import { ErrorCode } from "../../src/errors.js";
 

@@ -6,11 +6,16 @@
  */
 import type { Redis } from "ioredis";
 import { expect } from "vitest";
-import type { Flight } from "../../src/api/types.js";
+import { sleep, waitFor } from "../../bench/support/polling.js";
+import type { SimFlight } from "../../bench/support/sim-flight.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
 import type { RedisKeys } from "../../src/store/redis-keys.js";
 import { type CliProcess, completeLines, spawnCli, testRedisEnv } from "./cli-process.js";
+
+export type { SimFlight };
+// Shared with the benchmarks (bench/support/), which import nothing from test/.
+export { sleep, waitFor };
 
 /** A simulator of 150 flights a day that change only when a test changes them, behind `token`. */
 export function startCrashSimulator(seed: number, token: string): Promise<RunningSimulator> {
@@ -43,9 +48,6 @@ export function spawnWatch(options: CrashWatchOptions, crashAt?: string): CliPro
     ...(crashAt ? { FLIGHTWATCH_CRASH_AT: crashAt } : {}),
   });
 }
-
-/** A flight of the simulator, with its id. */
-export type SimFlight = Flight & { id: string };
 
 /** The first `count` operating flights of the simulator that have a gate. */
 export function gatedFlights(sim: RunningSimulator, count: number): SimFlight[] {
@@ -155,17 +157,4 @@ export async function pendingEntries(redis: Redis, stream: string): Promise<numb
   const groups = (await redis.call("XINFO", "GROUPS", stream)) as unknown[][];
   if (groups.length === 0) return -1;
   return groups.reduce((sum, g) => sum + Number(g[g.indexOf("pending") + 1] ?? 0), 0);
-}
-
-/** Resolves after `ms`. */
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` every 100 ms until it holds; throws after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
 }

@@ -1,15 +1,5 @@
 /**
- * Tests' receivers (webhook, Slack, the upstream) are real servers on 127.0.0.1, which
- * flightwatch refuses to send to by default: every test that delivers allows loopback
- * explicitly, with the setting an operator would use (OUTBOUND_ALLOW).
+ * Re-exports bench/support/outbound.ts: the rig lives there so that the benchmarks
+ * share it without importing test/ (issue 20); the tests keep importing it from here.
  */
-import { type OutboundPolicy, readOutboundAllow } from "../../src/outbound/outbound-policy.js";
-
-/** The allow-list of the tests' loopback receivers. */
-export const LOOPBACK_ALLOW = "127.0.0.1";
-
-/** The environment of a CLI child that delivers to loopback receivers. */
-export const LOOPBACK_ENV: Readonly<Record<string, string>> = { OUTBOUND_ALLOW: LOOPBACK_ALLOW };
-
-/** The policy of in-process senders and rule loads that reach loopback receivers. */
-export const LOOPBACK_OUTBOUND: OutboundPolicy = readOutboundAllow(LOOPBACK_ENV);
+export * from "../../bench/support/outbound.js";

@@ -1,0 +1,198 @@
+/**
+ * What `flightwatch deliveries` does, loaded when a subcommand runs
+ * (deliveries-command.ts is the definition): lists recent attempts, dead letters,
+ * disabled endpoints and queue depths, and does the two repairs, `retry` and `enable`.
+ * It creates nothing in Redis: the daemon's queues are opened read-only (no BullMQ
+ * `meta` key), so a listing under a prefix no daemon uses leaves Redis as it was.
+ */
+import type { Redis } from "ioredis";
+import { redisSettingsFromEnv } from "../config/detect-settings.js";
+import {
+  DeliveryLog,
+  type DeliveryRecord,
+  type DisabledEndpoint,
+} from "../deliver/delivery-log.js";
+import { type DeadLetter, DeliveryQueues } from "../deliver/delivery-queues.js";
+import { InvalidParamError } from "../errors.js";
+import { cleanText } from "../log/clean-text.js";
+import { maskUrl } from "../log/mask-url.js";
+import { connectRedis } from "../store/redis-connection.js";
+import { type RedisKeys, redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
+import type { ListFlags, RetryFlags } from "./deliveries-command.js";
+import { EXIT } from "./exit-codes.js";
+import { integer } from "./flag-values.js";
+
+/** `deliveries`: the listing, as text or JSON. */
+export async function listDeliveries(flags: ListFlags): Promise<void> {
+  const limit = integer("--limit", flags.limit ?? "20", 1, 10_000);
+  await withQueues(async ({ queues, log, redis, where }) => {
+    // Any of these exists once a daemon or watcher has run under the prefix.
+    const known = await redis.exists(
+      ...queues.metaKeys(),
+      where.keys.deliveries,
+      where.keys.detection,
+      where.keys.outbox,
+    );
+    const [recent, deadLetters, disabled, counts] = await Promise.all([
+      log.recent(limit),
+      queues.deadLetters(limit),
+      log.disabledEndpoints(),
+      queues.counts(),
+    ]);
+    if (flags.json) {
+      const report = {
+        prefix: where.prefix,
+        redis: maskUrl(where.url),
+        found: known > 0,
+        recent,
+        deadLetters: deadLetters.slice(0, limit),
+        disabled,
+        counts,
+      };
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(
+      `${heading(where, known > 0)}\n${listing(recent, deadLetters.slice(0, limit), disabled, counts)}`,
+    );
+  });
+}
+
+/** `deliveries retry`: sends the named dead letters (or all) again. */
+export async function retryDeliveries(ids: string[], flags: RetryFlags): Promise<void> {
+  if (!flags.all && ids.length === 0) {
+    throw new InvalidParamError("ids", "name the notification ids to send again, or give --all");
+  }
+  if (flags.all && ids.length > 0) {
+    throw new InvalidParamError("--all", "give either ids or --all, not both");
+  }
+  await withQueues(async ({ queues }) => {
+    const { requeued, missing } = await queues.retry(flags.all ? "all" : ids);
+    for (const id of requeued) process.stdout.write(`requeued ${id}\n`);
+    for (const id of missing)
+      process.stderr.write(`flightwatch: ${id}: no dead letter or kept delivery with this id\n`);
+    if (requeued.length === 0 && flags.all) process.stdout.write("no dead letters\n");
+    if (missing.length > 0) process.exitCode = EXIT.failure;
+  });
+}
+
+/** `deliveries enable`: re-enables an endpoint a 410 Gone disabled. */
+export async function enableEndpoint(endpoint: string): Promise<void> {
+  await withQueues(async ({ log }) => {
+    if (await log.enable(endpoint)) {
+      process.stdout.write(
+        `enabled ${endpoint}; send its dead letters again with \`flightwatch deliveries retry --all\`\n`,
+      );
+    } else {
+      process.stderr.write(`flightwatch: ${endpoint} is not disabled\n`);
+      process.exitCode = EXIT.failure;
+    }
+  });
+}
+
+/** The Redis and prefix a command reads, as it names them to the user. */
+interface Where {
+  url: string;
+  /** FLIGHTWATCH_PREFIX as given (or its default). */
+  prefix: string;
+  /** Whether FLIGHTWATCH_PREFIX was set. */
+  prefixGiven: boolean;
+  keys: RedisKeys;
+}
+
+async function withQueues(
+  body: (parts: {
+    queues: DeliveryQueues;
+    log: DeliveryLog;
+    redis: Redis;
+    where: Where;
+  }) => Promise<void>,
+): Promise<void> {
+  const settings = redisSettingsFromEnv(process.env);
+  const keys = redisKeys(settings.prefix);
+  const where: Where = {
+    url: settings.url,
+    prefix: settings.prefix,
+    prefixGiven: Boolean(process.env.FLIGHTWATCH_PREFIX?.trim()),
+    keys,
+  };
+  const redis = await connectRedis(settings.url);
+  // Read-only: a listing (or a retry under a wrong prefix) must not create queues.
+  const queues = new DeliveryQueues(redis, keys, { readOnly: true });
+  try {
+    await body({ queues, log: new DeliveryLog(redis, keys), redis, where });
+  } finally {
+    await queues.close();
+    redis.disconnect();
+  }
+}
+
+/** Which prefix the listing read, and what to check when nothing was ever there. */
+function heading(where: Where, found: boolean): string {
+  const source = where.prefixGiven
+    ? "FLIGHTWATCH_PREFIX"
+    : "the default: FLIGHTWATCH_PREFIX is not set";
+  const lines = [
+    `Deliveries under the prefix ${where.prefix} (${source}) at ${maskUrl(where.url)}`,
+  ];
+  if (!found) {
+    lines.push(
+      "  Nothing has run under this prefix: is it the one your daemon uses? (`flightwatch config` shows it;",
+      `  \`watch --simulator\` uses ${SIMULATOR_PREFIX}; \`npm start\` and \`flightwatch demo\` a prefix of their own, removed when they stop.)`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const time = (ms: number): string => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+
+/** The text listing: recent attempts, dead letters, disabled endpoints, queue depths. */
+export function listing(
+  recent: readonly DeliveryRecord[],
+  dead: readonly DeadLetter[],
+  disabled: readonly DisabledEndpoint[],
+  counts: Record<string, Record<string, number>>,
+): string {
+  const lines: string[] = [];
+  lines.push(`Recent attempts (newest first, UTC):`);
+  if (recent.length === 0) lines.push("  none");
+  for (const r of recent) {
+    const why =
+      r.result === "delivered"
+        ? r.code !== undefined
+          ? ` (${r.code})`
+          : ""
+        : r.result === "superseded"
+          ? ` — ${r.detail}`
+          : ` — ${r.reason}: ${r.detail}`;
+    lines.push(
+      `  ${time(r.at)}  ${r.result.padEnd(9)} ${r.id}  ${r.ruleId}/${r.channel} → ${r.destination}  ${r.flight}  attempt ${r.attempt}${why}`,
+    );
+    for (const refused of r.refused ?? [])
+      lines.push(`      refused ${refused.recipient}: ${refused.reason}`);
+  }
+  lines.push("", `Dead letters (send again with \`flightwatch deliveries retry <id>|--all\`):`);
+  if (dead.length === 0) lines.push("  none");
+  for (const d of dead) {
+    lines.push(
+      `  ${time(d.failedAt)}  ${d.id}  ${d.ruleId}/${d.channel} → ${d.destination}  ${d.flight}  ${d.reason}: ${d.detail}`,
+    );
+  }
+  if (disabled.length > 0) {
+    lines.push("", "Disabled endpoints (re-enable with `flightwatch deliveries enable <id>`):");
+    for (const e of disabled) {
+      lines.push(
+        `  ${e.id}  ${e.label}  since ${time(e.at)}  ${e.ruleId}/${e.channel}: ${e.detail}`,
+      );
+    }
+  }
+  lines.push("", "Queues:");
+  for (const [type, c] of Object.entries(counts)) {
+    lines.push(
+      `  ${type.padEnd(8)} waiting ${c.waiting ?? 0}, active ${c.active ?? 0}, delayed ${c.delayed ?? 0}, delivered (kept) ${c.completed ?? 0}, dead ${c.failed ?? 0}`,
+    );
+  }
+  // Details are receivers' words (an answer's body): no escape sequence of theirs may
+  // drive the operator's terminal (a fake status line, a hidden link, the clipboard).
+  return `${lines.map(cleanText).join("\n")}\n`;
+}
