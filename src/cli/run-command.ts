@@ -2,17 +2,15 @@
  * `flightwatch run` and `flightwatch demo`: the flags, read into the configuration
  * (every problem at once, exit 2) and handed to `runDaemon`, which runs the daemon of
  * the role until SIGTERM/SIGINT. `demo` is `run` against the built-in simulator with a
- * fast clock and the live view.
+ * fast clock and the live view. This file is the definition (what `--help` shows);
+ * the work is run-action.ts.
  */
 import type { Command } from "commander";
-import { configSourcesFor, effectiveEnv, readDaemonConfig } from "../config/daemon-config.js";
-import { readRuleVariables } from "../config/rule-variables.js";
-import { runDaemon } from "../daemon/run-daemon.js";
-import { demoFace } from "../demo/demo-face.js";
-import { simulatorSettings } from "./embedded-simulator.js";
-import { integer, SEED_MAX, SEED_MIN } from "./flag-values.js";
 import { addSimulatorOptions } from "./simulator-flags.js";
 import { VARS_FILE_HELP } from "./vars-file.js";
+
+/** The work of `run` and `demo`, loaded when one runs (`--help` loads only this file). */
+const action = () => import("./run-action.js");
 
 /** Flags of `run` (and `demo`) as commander hands them over. */
 export interface RunFlags {
@@ -76,7 +74,7 @@ export function registerRunCommands(program: Command): void {
     .option("--consumer <name>", "consumer name, stable across restarts (default: host name)")
     .addHelpText("after", RUN_EXAMPLES)
     .action(async (flags: RunFlags) => {
-      process.exitCode = await runDaemonCommand(flags, process.env);
+      process.exitCode = await (await action()).runDaemonCommand(flags, process.env);
     });
   program
     .command("demo")
@@ -93,7 +91,7 @@ export function registerRunCommands(program: Command): void {
     )
     .action(async (flags: RunFlags) => {
       const varsFile = flags.varsFile ?? (flags.rules === undefined ? "rules/demo.env" : undefined);
-      process.exitCode = await runDaemonCommand(
+      process.exitCode = await (await action()).runDaemonCommand(
         {
           ...flags,
           ...(varsFile !== undefined ? { varsFile } : {}),
@@ -104,29 +102,4 @@ export function registerRunCommands(program: Command): void {
         process.env,
       );
     });
-}
-
-/** Runs the daemon until a signal; resolves to the exit code. */
-export async function runDaemonCommand(
-  flags: RunFlags & { demo?: boolean },
-  env: Record<string, string | undefined>,
-): Promise<number> {
-  const sources = configSourcesFor(flags, env);
-  const config = readDaemonConfig(sources.env, sources.options);
-  const ruleVars = readRuleVariables(env, flags.varsFile);
-  const simulator = flags.simulator ? simulatorSettings(flags, config.zone) : undefined;
-  // Checked before anything starts, as every other setting is.
-  integer("--seed", flags.seed ?? "1", SEED_MIN, SEED_MAX);
-  const live = flags.demo === true && process.stdout.isTTY === true;
-  const consoleOnly = Boolean(flags.console);
-  return runDaemon({
-    config,
-    vars: effectiveEnv(sources.env, sources.options).env,
-    ruleVars,
-    ...(simulator ? { simulator } : {}),
-    consoleOnly,
-    ...(flags.consumer !== undefined ? { consumer: flags.consumer } : {}),
-    // In a dry run the console shows each alert already: its log lines are detail.
-    face: live ? demoFace(simulator?.speed ?? 1) : { quietAlerts: consoleOnly },
-  });
 }

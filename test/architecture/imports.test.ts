@@ -148,13 +148,6 @@ describe("the imports of src/", () => {
   });
 });
 
-/**
- * Command files whose definitions still load their work (issue 20: the composition
- * root makes them lazy as the other commands are). `--help` loads them as they are;
- * the test fails once one loads no package beyond commander, to be taken off the list.
- */
-const EAGER_COMMANDS = new Set(["src/cli/run-command.ts", "src/cli/watch-command.ts"]);
-
 /** npm packages that `flightwatch --help` and `--version` may load. */
 const HELP_PACKAGES = new Set(["commander"]);
 
@@ -170,18 +163,15 @@ function loadedSpecifiers(text: string): string[] {
   return found;
 }
 
-/** The files of src/ and the npm packages that loading `entry` loads, not entering `skip`. */
-function loadedBy(
-  entry: string,
-  skip: ReadonlySet<string> = new Set(),
-): {
+/** The files of src/ and the npm packages that loading `entry` loads. */
+function loadedBy(entry: string): {
   files: Set<string>;
   packages: Map<string, string>;
 } {
   const files = new Set<string>();
   const packages = new Map<string, string>();
   const visit = (file: string): void => {
-    if (files.has(file) || skip.has(file)) return;
+    if (files.has(file)) return;
     files.add(file);
     for (const spec of loadedSpecifiers(readFileSync(join(ROOT, file), "utf8"))) {
       if (spec.startsWith(".")) {
@@ -201,17 +191,10 @@ function loadedBy(
 
 describe("what `flightwatch --help` loads", () => {
   it("is the commands' definitions: no package beyond commander, no action module", () => {
-    const { files, packages } = loadedBy("src/cli/main.ts", EAGER_COMMANDS);
+    const { files, packages } = loadedBy("src/cli/main.ts");
     const heavy = [...packages].filter(([name]) => !HELP_PACKAGES.has(name));
     expect(heavy.map(([name, file]) => `${name} (loaded by ${file})`)).toEqual([]);
     expect([...files].filter((f) => /-action\.ts$/.test(f))).toEqual([]);
-  });
-
-  it("still needs every eager command it allows", () => {
-    const lazy = [...EAGER_COMMANDS].filter((file) =>
-      [...loadedBy(file).packages.keys()].every((name) => HELP_PACKAGES.has(name)),
-    );
-    expect(lazy).toEqual([]);
   });
 
   it("is read from the imports that load: not `import type`, not `import()`", () => {

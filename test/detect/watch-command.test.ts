@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runWatchCommand } from "../../src/cli/watch-command.js";
+import { runWatchCommand } from "../../src/cli/watch-action.js";
 import { DEFAULT_DETECTOR_SETTINGS } from "../../src/detect/detector.js";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import { ErrorCode } from "../../src/errors.js";
