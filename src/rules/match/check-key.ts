@@ -5,7 +5,7 @@
  * and a property added to `ChangeSelector` without a writer here fails to compile instead
  * of being silently ignored — which would merge rules that differ. Each part is self-delimiting.
  */
-import { CRITERIA_ENTRIES, type FlightFilter } from "../flight-criteria.js";
+import { CRITERIA_ENTRIES, type CriterionName, type FlightFilter } from "../flight-criteria.js";
 import type { ChangeSelector } from "../rule.js";
 
 type Writers<T> = { [K in keyof T]-?: ((value: NonNullable<T[K]>) => string) | null };
@@ -13,13 +13,18 @@ type Writers<T> = { [K in keyof T]-?: ((value: NonNullable<T[K]>) => string) | n
 const list = (values: readonly (string | number)[]): string =>
   `[${values.map((v) => (typeof v === "number" ? String(v) : JSON.stringify(v))).join(",")}]`;
 
+// Plain arrays: keys are written for every rule loaded (100,000 passenger rules).
+const CRITERION_NAMES = CRITERIA_ENTRIES.map(([name]) => name);
+const KEY_WRITERS = CRITERIA_ENTRIES.map(([, criterion]) => criterion.writeKey ?? JSON.stringify);
+
 /** Equal for flight filters that hold for the same flights (`skipFlights`: ignoring the top-level `flights`). */
 export function flightFilterKey(filter: FlightFilter, skipFlights = false): string {
   let key = "";
-  for (const [name, criterion] of CRITERIA_ENTRIES) {
+  for (let i = 0; i < CRITERION_NAMES.length; i++) {
+    const name = CRITERION_NAMES[i] as CriterionName;
     const value = filter[name];
     if (value === undefined || (skipFlights && name === "flights")) continue;
-    key += `${name}${criterion.writeKey ? criterion.writeKey(value) : JSON.stringify(value)};`;
+    key += `${name}${(KEY_WRITERS[i] as (value: unknown) => string)(value)};`;
   }
   if (filter.not !== undefined) key += `not(${flightFilterKey(filter.not)});`;
   return key;
