@@ -5,6 +5,10 @@
  * stages never re-check user input. The file format itself is described in docs/rules.md.
  */
 import type { ChangeAction, ChangeKind } from "../diff/change.js";
+import type { FlightFilter } from "./flight-criteria.js";
+
+export type { FlightFilter } from "./flight-criteria.js";
+export type { ScheduleWindow, TimeBound } from "./schedule-window.js";
 
 /** Where something was written: file (as given to the loader), 1-based line and column. */
 export interface SourcePosition {
@@ -35,49 +39,6 @@ export interface Rule {
   /** Flap handling; undefined = off. */
   flapping?: FlappingSpec;
 }
-
-/** Flight filter: every given criterion must hold; a list means any of its values. */
-export interface FlightFilter {
-  /** Normalised flight numbers (`KL601`); match any name the flight is sold under. */
-  flights?: string[];
-  /** Operating airline, IATA (2 characters) or ICAO (3 letters) codes. */
-  airlines?: string[];
-  direction?: "A" | "D";
-  /** IATA airport codes anywhere in the route (either direction). */
-  airports?: string[];
-  /** Departures whose route includes one of these airports. */
-  destinations?: string[];
-  /** Arrivals whose route includes one of these airports. */
-  origins?: string[];
-  terminals?: number[];
-  piers?: string[];
-  /** Gate names; an entry ending in `*` matches by prefix (`D*`). */
-  gates?: string[];
-  serviceTypes?: string[];
-  /** true = only operational flights, false = only non-operational ones. */
-  operational?: boolean;
-  /** Scheduled time window (inclusive from, exclusive to). */
-  schedule?: ScheduleWindow;
-  /** Flights matching this filter are excluded. */
-  not?: FlightFilter;
-}
-
-/** A window on the scheduled time; each bound absolute or relative to now. */
-export interface ScheduleWindow {
-  from?: TimeBound;
-  to?: TimeBound;
-}
-
-/**
- * An instant: absolute (epoch ms), an offset from the moment of matching, or the start
- * of a local day counted from the day of the moment of matching (`today` = 0,
- * `tomorrow` = 1, in the airport's zone); with `endOfDay` the start of the day after
- * that one (`to: today` = the end of today, as `to` is exclusive).
- */
-export type TimeBound =
-  | { at: number }
-  | { fromNowMs: number }
-  | { localDayOffset: number; endOfDay: boolean };
 
 /** One entry of a rule's change filter. */
 export interface ChangeSelector {

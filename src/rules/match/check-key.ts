@@ -1,50 +1,32 @@
 /**
  * Keys that say when two flight filters or two change filters match the same events,
  * so rules written alike share one compiled check. Every property of the rule model
- * has a writer here (the types demand it): a criterion added to `FlightFilter` or
- * `ChangeSelector` without one fails to compile instead of being silently ignored —
- * which would merge rules that differ. Each writer's output is self-delimiting.
+ * has a writer: flight criteria write their part from the criteria table (flight-criteria.ts),
+ * and a property added to `ChangeSelector` without a writer here fails to compile instead
+ * of being silently ignored — which would merge rules that differ. Each part is self-delimiting.
  */
-import type { ChangeSelector, FlightFilter, TimeBound } from "../rule.js";
+import { CRITERIA_ENTRIES, type CriterionName, type FlightFilter } from "../flight-criteria.js";
+import type { ChangeSelector } from "../rule.js";
 
 type Writers<T> = { [K in keyof T]-?: ((value: NonNullable<T[K]>) => string) | null };
 
 const list = (values: readonly (string | number)[]): string =>
   `[${values.map((v) => (typeof v === "number" ? String(v) : JSON.stringify(v))).join(",")}]`;
 
-const bound = (b: TimeBound): string =>
-  "at" in b
-    ? `@${b.at}`
-    : "fromNowMs" in b
-      ? `+${b.fromNowMs}`
-      : `#${b.localDayOffset}${b.endOfDay ? "e" : "s"}`;
-
-const FILTER_WRITERS: Writers<FlightFilter> = {
-  flights: list,
-  airlines: list,
-  direction: (d) => d,
-  airports: list,
-  destinations: list,
-  origins: list,
-  terminals: list,
-  piers: list,
-  gates: list,
-  serviceTypes: list,
-  operational: String,
-  schedule: (w) => `(${w.from ? bound(w.from) : ""}~${w.to ? bound(w.to) : ""})`,
-  not: (f) => `(${flightFilterKey(f)})`,
-};
-const FILTER_KEYS = Object.keys(FILTER_WRITERS) as (keyof FlightFilter)[];
+// Plain arrays: keys are written for every rule loaded (100,000 passenger rules).
+const CRITERION_NAMES = CRITERIA_ENTRIES.map(([name]) => name);
+const KEY_WRITERS = CRITERIA_ENTRIES.map(([, criterion]) => criterion.writeKey ?? JSON.stringify);
 
 /** Equal for flight filters that hold for the same flights (`skipFlights`: ignoring the top-level `flights`). */
 export function flightFilterKey(filter: FlightFilter, skipFlights = false): string {
   let key = "";
-  for (const name of FILTER_KEYS) {
+  for (let i = 0; i < CRITERION_NAMES.length; i++) {
+    const name = CRITERION_NAMES[i] as CriterionName;
     const value = filter[name];
     if (value === undefined || (skipFlights && name === "flights")) continue;
-    const write = FILTER_WRITERS[name] as (value: unknown) => string;
-    key += `${name}${write(value)};`;
+    key += `${name}${(KEY_WRITERS[i] as (value: unknown) => string)(value)};`;
   }
+  if (filter.not !== undefined) key += `not(${flightFilterKey(filter.not)});`;
   return key;
 }
 

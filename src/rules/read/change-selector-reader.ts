@@ -17,7 +17,14 @@ import {
   TIME_FIELD_NAMES,
   TIME_KIND_NAMES,
 } from "./rule-schema.js";
-import { type Entry, join, readList, type TreeReader } from "./tree-reader.js";
+import {
+  type EmptyList,
+  type Entry,
+  join,
+  readItems,
+  readList,
+  type TreeReader,
+} from "./tree-reader.js";
 import type { TreeMap, TreeNode } from "./yaml-tree.js";
 
 /** What a `state` selector that lists `states:` takes without `actions:`: the states beginning. */
@@ -31,27 +38,13 @@ export function readChangeSelectors(
   node: TreeNode,
   path: string,
 ): ChangeSelector[] | undefined {
-  const items = r.list(node, path, "`changes`");
-  if (!items) return undefined;
-  if (items.length === 0) {
-    r.problem(
-      node,
-      path,
-      "`changes` is an empty list: the rule would match no change",
-      "list change kinds (e.g. gate, cancelled), or remove `changes` to take every change",
-    );
-    return undefined;
-  }
-  const many = r.resolve(node).kind === "seq";
-  const selectors: ChangeSelector[] = [];
-  let ok = true;
-  items.forEach((item, i) => {
-    const selector = readSelector(r, item, many ? `${path}[${i}]` : path);
-    if (selector) selectors.push(selector);
-    else ok = false;
-  });
-  return ok ? selectors : undefined;
+  return readItems(r, node, path, "`changes`", NO_CHANGES, (item, at) => readSelector(r, item, at));
 }
+
+const NO_CHANGES: EmptyList = {
+  message: "`changes` is an empty list: the rule would match no change",
+  hint: "list change kinds (e.g. gate, cancelled), or remove `changes` to take every change",
+};
 
 function readSelector(r: TreeReader, node: TreeNode, path: string): ChangeSelector | undefined {
   const resolved = r.resolve(node);

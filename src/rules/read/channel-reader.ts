@@ -19,7 +19,7 @@ import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition 
 import { suggestionHint } from "./did-you-mean.js";
 import { readRetry } from "./retry-reader.js";
 import { CHANNEL_KEYS } from "./rule-schema.js";
-import { type Entry, join, type TreeReader } from "./tree-reader.js";
+import { type EmptyList, type Entry, join, readItems, type TreeReader } from "./tree-reader.js";
 import type { TreeNode } from "./yaml-tree.js";
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -49,29 +49,21 @@ export function readChannels(
   path: string,
   outbound: OutboundPolicy,
 ): ChannelSpec[] | undefined {
+  const read = (item: TreeNode, at: string): Draft | undefined =>
+    readChannel(r, item, at, outbound);
   // One channel may be written without the list around it.
-  const items = r.resolve(node).kind === "map" ? [node] : r.list(node, path, "`channels`");
-  if (!items) return undefined;
-  if (items.length === 0) {
-    r.problem(
-      node,
-      path,
-      "`channels` is empty: a rule needs at least one channel",
-      "e.g. channels: [{ type: console }]",
-    );
-    return undefined;
-  }
-  const many = r.resolve(node).kind === "seq";
-  const drafts: Draft[] = [];
-  let ok = true;
-  items.forEach((item, i) => {
-    const draft = readChannel(r, item, many ? `${path}[${i}]` : path, outbound);
-    if (draft) drafts.push(draft);
-    else ok = false;
-  });
-  if (!ok) return undefined;
-  return nameChannels(r, drafts);
+  const drafts =
+    r.resolve(node).kind === "map"
+      ? [read(node, path)]
+      : readItems(r, node, path, "`channels`", NO_CHANNELS, read);
+  if (!drafts || drafts[0] === undefined) return undefined;
+  return nameChannels(r, drafts as Draft[]);
 }
+
+const NO_CHANNELS: EmptyList = {
+  message: "`channels` is empty: a rule needs at least one channel",
+  hint: "e.g. channels: [{ type: console }]",
+};
 
 /** Gives each channel its name (`slack`, or `slack-1`, `slack-2` …) and checks they differ. */
 function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined {
@@ -311,31 +303,13 @@ function readAddresses(
     r.problem(map, path, "email channel has no `to`", "e.g. to: [anna@example.com]");
     return undefined;
   }
-  const at = join(path, "to");
-  const items = r.list(entry.value, at, "`to`");
-  if (!items) return undefined;
-  if (items.length === 0) {
-    r.problem(entry.value, at, "`to` is empty", "list at least one address");
+  const empty = { message: "`to` is empty", hint: "list at least one address" };
+  return readItems(r, entry.value, join(path, "to"), "`to`", empty, (item, at) => {
+    const address = r.string(item, at, "an address")?.trim();
+    if (address === undefined || EMAIL_RE.test(address)) return address;
+    r.problem(item, at, `\`${address}\` is not an email address`, "write it as name@example.com");
     return undefined;
-  }
-  const many = r.resolve(entry.value).kind === "seq";
-  const out: string[] = [];
-  let ok = true;
-  items.forEach((item, i) => {
-    const itemPath = many ? `${at}[${i}]` : at;
-    const address = r.string(item, itemPath, "an address")?.trim();
-    if (address === undefined) ok = false;
-    else if (!EMAIL_RE.test(address)) {
-      r.problem(
-        item,
-        itemPath,
-        `\`${address}\` is not an email address`,
-        "write it as name@example.com",
-      );
-      ok = false;
-    } else if (!out.includes(address)) out.push(address);
   });
-  return ok ? out : undefined;
 }
 
 function readSecret(r: TreeReader, entry: Entry, path: string): string | undefined {

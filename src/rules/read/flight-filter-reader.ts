@@ -1,11 +1,18 @@
 /**
- * Reads a rule's `flights` mapping into a FlightFilter: codes upper-cased and checked
- * for shape (a typo such as `JFKK` is an error, not a filter that never matches),
- * flight numbers normalised, single values taken as lists of one, schedule bounds
- * read in the airport's zone.
+ * Reads a rule's `flights` mapping into a FlightFilter, each criterion as the criteria
+ * table (flight-criteria.ts) writes it: codes checked for shape (a typo such as `JFKK`
+ * is an error, not a filter that never matches), single values taken as lists of one,
+ * schedule bounds read in the airport's zone; then `not` and the direction clashes.
  */
-import { normaliseFlightNumber } from "../flight-number.js";
-import type { FlightFilter, ScheduleWindow, TimeBound } from "../rule.js";
+import {
+  CRITERIA_ENTRIES,
+  type Criterion,
+  type CriterionName,
+  type FlightFilter,
+  isRefusal,
+  type TextParser,
+} from "../flight-criteria.js";
+import type { ScheduleWindow, TimeBound } from "../rule.js";
 import { FLIGHT_FILTER_KEYS, SCHEDULE_KEYS } from "./rule-schema.js";
 import { isEmptyWindow, readScheduleBound } from "./rule-time.js";
 import { type Entry, join, readList, type TreeReader } from "./tree-reader.js";
@@ -14,55 +21,10 @@ import type { TreeNode } from "./yaml-tree.js";
 /** `not` inside `not` this deep is a mistake (or an alias loop), not a filter. */
 const MAX_NOT_DEPTH = 4;
 
-/** A code criterion: its shape and how to explain it. */
-interface CodeShape {
-  re: RegExp;
-  what: string;
-  hint: string;
-}
-
-const AIRPORT: CodeShape = {
-  re: /^[A-Z]{3}$/,
-  what: "an IATA airport code",
-  hint: "airport codes are 3 letters, e.g. JFK",
-};
-const AIRLINE: CodeShape = {
-  re: /^(?:[A-Z][A-Z0-9]|[0-9][A-Z]|[A-Z]{3})$/,
-  what: "an airline code",
-  hint: "write the IATA code (2 characters, e.g. KL) or the ICAO code (3 letters, e.g. KLM)",
-};
-const PIER: CodeShape = {
-  re: /^[A-Z0-9]{1,2}$/,
-  what: "a pier",
-  hint: "piers are a letter (or two letters/digits), e.g. D",
-};
-const GATE: CodeShape = {
-  re: /^[A-Z0-9]{1,8}\*?$/,
-  what: "a gate",
-  hint: "gates are up to 8 letters and digits (D7, E22), with a trailing * to match by prefix (E*)",
-};
-const SERVICE_TYPE: CodeShape = {
-  re: /^[A-Z]$/,
-  what: "a service type",
-  hint: "service types are one-letter codes: J scheduled passenger, C charter, F freight …",
-};
-
-const CODE_KEYS: Readonly<Record<string, [keyof FlightFilter, CodeShape]>> = {
-  airline: ["airlines", AIRLINE],
-  destination: ["destinations", AIRPORT],
-  origin: ["origins", AIRPORT],
-  airport: ["airports", AIRPORT],
-  pier: ["piers", PIER],
-  gate: ["gates", GATE],
-  service_type: ["serviceTypes", SERVICE_TYPE],
-};
-
-const DIRECTIONS = new Map<string, "A" | "D">([
-  ["departure", "D"],
-  ["d", "D"],
-  ["arrival", "A"],
-  ["a", "A"],
-]);
+/** The criteria by their key in rule files. */
+const BY_KEY = new Map<string, [CriterionName, Criterion<unknown>]>(
+  CRITERIA_ENTRIES.map((entry) => [entry[1].key, entry]),
+);
 
 /** What an empty list criterion of a flight filter would do. */
 const NO_FLIGHT = "it would match no flight";
@@ -84,118 +46,91 @@ export function readFlightFilter(
       : undefined,
   );
   const filter: FlightFilter = {};
+  const values = filter as Record<string, unknown>;
   for (const entry of entries.values()) {
     const at = join(path, entry.name);
-    switch (entry.name) {
-      case "flight": {
-        const flights = readList(
-          r,
-          entry,
-          at,
-          NO_FLIGHT,
-          textItem(r, "a flight", (text, item, itemPath) => {
-            const flight = normaliseFlightNumber(text);
-            if (flight === undefined) {
-              r.problem(
-                item,
-                itemPath,
-                `\`${text}\` is not a flight number`,
-                "write an airline code and a number, e.g. KL1395 or kl 0601",
-              );
-            }
-            return flight;
-          }),
-        );
-        if (flights) filter.flights = flights;
-        break;
-      }
-      case "direction": {
-        const text = r.string(entry.value, at, "`direction`");
-        if (text === undefined) break;
-        const direction = DIRECTIONS.get(text.trim().toLowerCase());
-        if (direction === undefined) {
-          r.problem(
-            entry.value,
-            at,
-            `unknown direction \`${text}\``,
-            "write departure or arrival (or D / A); leave `direction` out for both",
-          );
-        } else filter.direction = direction;
-        break;
-      }
-      case "terminal": {
-        const terminals = readList(r, entry, at, NO_FLIGHT, (item, itemPath) =>
-          r.positiveInteger(item, itemPath, "a terminal"),
-        );
-        if (terminals) filter.terminals = terminals;
-        break;
-      }
-      case "operational": {
-        const operational = r.boolean(entry.value, at, "`operational`");
-        if (operational !== undefined) filter.operational = operational;
-        break;
-      }
-      case "schedule": {
-        const schedule = readSchedule(r, entry.value, at, zone);
-        if (schedule) filter.schedule = schedule;
-        break;
-      }
-      case "not": {
-        if (depth >= MAX_NOT_DEPTH) {
-          r.problem(
-            entry.key,
-            at,
-            "`not` is nested too deeply",
-            "a few levels of `not` are enough",
-          );
-          break;
-        }
-        const not = readFlightFilter(r, entry.value, at, zone, depth + 1);
-        if (not && Object.keys(not).length === 0) {
-          r.problem(
-            entry.value,
-            at,
-            "`not` is empty: it would exclude every flight",
-            "give it criteria, or remove it",
-          );
-        } else if (not) filter.not = not;
-        break;
-      }
-      default: {
-        const code = CODE_KEYS[entry.name];
-        if (code === undefined) break;
-        const [field, shape] = code;
-        const values = readList(
-          r,
-          entry,
-          at,
-          NO_FLIGHT,
-          textItem(r, shape.what, (text, item, itemPath) => {
-            const value = text.trim().toUpperCase();
-            if (shape.re.test(value)) return value;
-            r.problem(item, itemPath, `\`${text}\` is not ${shape.what}`, shape.hint);
-            return undefined;
-          }),
-        );
-        if (values) (filter[field] as string[]) = values;
-      }
+    if (entry.name === "not") {
+      const not = readNot(r, entry, at, zone, depth);
+      if (not) filter.not = not;
+      continue;
     }
+    const criterion = BY_KEY.get(entry.name);
+    if (criterion === undefined) continue;
+    const value = readCriterion(r, entry, at, zone, criterion[1]);
+    if (value !== undefined) values[criterion[0]] = value;
   }
   checkDirection(r, filter, entries, path);
   // Half a filter is a different filter: any problem inside makes the whole one unusable.
   return r.failures === before ? filter : undefined;
 }
 
-/** A text item of a list criterion, checked by `check` (which records its own problems). */
-function textItem<T>(
+/** One criterion's value, read as its form says; undefined after a problem. */
+function readCriterion(
   r: TreeReader,
-  what: string,
-  check: (text: string, item: TreeNode, itemPath: string) => T | undefined,
-): (item: TreeNode, itemPath: string) => T | undefined {
-  return (item, itemPath) => {
-    const text = r.string(item, itemPath, what);
-    return text === undefined ? undefined : check(text, item, itemPath);
-  };
+  entry: Entry,
+  at: string,
+  zone: string,
+  criterion: Criterion<unknown>,
+): unknown {
+  const { form } = criterion;
+  switch (form.kind) {
+    case "text": {
+      const text = r.string(entry.value, at, `\`${entry.name}\``);
+      return text === undefined ? undefined : parsed(r, entry.value, at, text, form.parse);
+    }
+    case "texts":
+      return readList(r, entry, at, NO_FLIGHT, (item, itemPath) => {
+        const text = r.string(item, itemPath, form.what);
+        return text === undefined ? undefined : parsed(r, item, itemPath, text, form.parse);
+      });
+    case "wholeNumbers":
+      return readList(r, entry, at, NO_FLIGHT, (item, itemPath) =>
+        r.positiveInteger(item, itemPath, form.what),
+      );
+    case "boolean":
+      return r.boolean(entry.value, at, `\`${entry.name}\``);
+    case "schedule":
+      return readSchedule(r, entry.value, at, zone);
+  }
+}
+
+/** A text parsed by a criterion's parser; its refusal recorded as a problem. */
+function parsed(
+  r: TreeReader,
+  node: TreeNode,
+  path: string,
+  text: string,
+  parse: TextParser<unknown>,
+): unknown {
+  const value = parse(text);
+  if (!isRefusal(value)) return value;
+  r.problem(node, path, value.refused, value.hint);
+  return undefined;
+}
+
+/** `not`: a nested filter, neither empty nor nested too deeply. */
+function readNot(
+  r: TreeReader,
+  entry: Entry,
+  at: string,
+  zone: string,
+  depth: number,
+): FlightFilter | undefined {
+  if (depth >= MAX_NOT_DEPTH) {
+    r.problem(entry.key, at, "`not` is nested too deeply", "a few levels of `not` are enough");
+    return undefined;
+  }
+  const not = readFlightFilter(r, entry.value, at, zone, depth + 1);
+  if (not && Object.keys(not).length === 0) {
+    r.problem(
+      entry.value,
+      at,
+      "`not` is empty: it would exclude every flight",
+      "give it criteria, or remove it",
+    );
+    return undefined;
+  }
+  return not;
 }
 
 function readSchedule(
@@ -246,26 +181,26 @@ function readSchedule(
   return window;
 }
 
-/** `destination` only ever holds for departures, `origin` for arrivals. */
+/** A criterion for departures only (or arrivals only) beside a `direction` saying the other. */
 function checkDirection(
   r: TreeReader,
   filter: FlightFilter,
   entries: Map<string, Entry>,
   path: string,
 ): void {
-  const clash =
-    filter.direction === "A" ? "destination" : filter.direction === "D" ? "origin" : undefined;
-  const entry = clash === undefined ? undefined : entries.get(clash);
-  if (!entry) return;
-  const only = clash === "destination" ? "departures" : "arrivals";
-  r.problem(
-    entry.key,
-    join(path, entry.name),
-    `\`${entry.name}\` matches ${only} only, but \`direction\` is ${filter.direction === "A" ? "arrival" : "departure"}`,
-    clash === "destination"
-      ? "use `origin` for arrivals, or `airport` for either"
-      : "use `destination` for departures, or `airport` for either",
-  );
+  const { direction } = filter;
+  if (direction === undefined) return;
+  for (const [, criterion] of CRITERIA_ENTRIES) {
+    const entry = entries.get(criterion.key);
+    const only = criterion.only?.direction;
+    if (entry === undefined || only === undefined || only === direction) continue;
+    r.problem(
+      entry.key,
+      join(path, entry.name),
+      `\`${entry.name}\` matches ${only === "D" ? "departures" : "arrivals"} only, but \`direction\` is ${direction === "A" ? "arrival" : "departure"}`,
+      criterion.only?.hint,
+    );
+  }
 }
 
 function lastKey(path: string): string {

@@ -5,6 +5,7 @@
  */
 import type { ChangeAction, ChangeKind } from "../../diff/change.js";
 import { TIME_FIELDS, type TimeField } from "../../diff/flight-snapshot.js";
+import { CRITERIA_ENTRIES } from "../flight-criteria.js";
 import type { ChannelType } from "../rule.js";
 
 /** Keys of a rule. */
@@ -21,22 +22,11 @@ export const RULE_KEYS = [
   "flapping",
 ] as const;
 
-/** Keys of a flight filter. */
-export const FLIGHT_FILTER_KEYS = [
-  "flight",
-  "airline",
-  "direction",
-  "destination",
-  "origin",
-  "airport",
-  "terminal",
-  "pier",
-  "gate",
-  "service_type",
-  "operational",
-  "schedule",
+/** Keys of a flight filter: the criteria's (flight-criteria.ts), then `not`. */
+export const FLIGHT_FILTER_KEYS: readonly string[] = [
+  ...CRITERIA_ENTRIES.map(([, criterion]) => criterion.key),
   "not",
-] as const;
+];
 
 /** Keys of a `schedule` window. */
 export const SCHEDULE_KEYS = ["from", "to"] as const;

@@ -281,31 +281,33 @@ function keyName(key: TreeScalar): string {
   return typeof key.value === "string" ? key.value : (key.plain ?? String(key.value));
 }
 
+/** What an empty list is written for: its message and hint. */
+export interface EmptyList {
+  message: string;
+  hint: string;
+}
+
 /**
- * A list (or a single value where a list is allowed): each item read by `read`, which
- * records its own problems; duplicates dropped. Undefined when any item failed, or when
- * the list is empty — `consequence` says what such a list would do ("it would match no
- * flight"), since an empty list is always a mistake.
+ * A list (or a single value where a list is allowed, `what` naming it): each item read
+ * by `read` at its own path, which records its own problems; equal values kept once.
+ * Undefined when any item failed, or when the list is empty — always a mistake, which
+ * `empty` explains.
  */
-export function readList<T>(
+export function readItems<T>(
   r: TreeReader,
-  entry: Entry,
+  node: TreeNode,
   path: string,
-  consequence: string,
+  what: string,
+  empty: EmptyList,
   read: (item: TreeNode, itemPath: string) => T | undefined,
 ): T[] | undefined {
-  const items = r.list(entry.value, path, `\`${entry.name}\``);
+  const items = r.list(node, path, what);
   if (!items) return undefined;
   if (items.length === 0) {
-    r.problem(
-      entry.value,
-      path,
-      `\`${entry.name}\` is an empty list: ${consequence}`,
-      "list at least one value, or remove the key",
-    );
+    r.problem(node, path, empty.message, empty.hint);
     return undefined;
   }
-  const many = r.resolve(entry.value).kind === "seq";
+  const many = r.resolve(node).kind === "seq";
   const out: T[] = [];
   let ok = true;
   items.forEach((item, i) => {
@@ -314,6 +316,20 @@ export function readList<T>(
     else if (!out.includes(value)) out.push(value);
   });
   return ok ? out : undefined;
+}
+
+/** `readItems` for a key's value; `consequence` says what an empty list would do ("it would match no flight"). */
+export function readList<T>(
+  r: TreeReader,
+  entry: Entry,
+  path: string,
+  consequence: string,
+  read: (item: TreeNode, itemPath: string) => T | undefined,
+): T[] | undefined {
+  const name = `\`${entry.name}\``;
+  const message = `${name} is an empty list: ${consequence}`;
+  const hint = "list at least one value, or remove the key";
+  return readItems(r, entry.value, path, name, { message, hint }, read);
 }
 
 /** `what` for messages: `a mapping`, `a list`, `null`, `\`text\``. */
