@@ -1,0 +1,87 @@
+/**
+ * What each flight criterion says about a value it refuses — the message and the hint
+ * an operator reads — and the edges of its reading and matching that the table's
+ * shared helpers decide: spaces around a quoted value, numbers where a gate is a
+ * name, and check keys that keep schedule windows apart.
+ */
+import { describe, expect, it } from "vitest";
+import { flightFilterKey } from "../../src/rules/match/check-key.js";
+import { gateIn } from "../../src/rules/match/flight-tests.js";
+import { oneRule, problemOf, ruleWith } from "./read/rule-text.js";
+
+const problem = (flights: string) => {
+  const p = problemOf(ruleWith(`flights: ${flights}`));
+  return { message: p.message, hint: p.hint };
+};
+
+describe("a refused flight criterion", () => {
+  it.each([
+    ["{ flight: [ {a: 1} ] }", "a flight must be a single value, not a mapping", undefined],
+    [
+      "{ flight: XX }",
+      "`XX` is not a flight number",
+      "write an airline code and a number, e.g. KL1395 or kl 0601",
+    ],
+    [
+      "{ airline: K }",
+      "`K` is not an airline code",
+      "write the IATA code (2 characters, e.g. KL) or the ICAO code (3 letters, e.g. KLM)",
+    ],
+    [
+      "{ direction: up }",
+      "unknown direction `up`",
+      "write departure or arrival (or D / A); leave `direction` out for both",
+    ],
+    [
+      "{ destination: JFK, direction: arrival }",
+      "`destination` matches departures only, but `direction` is arrival",
+      "use `origin` for arrivals, or `airport` for either",
+    ],
+    [
+      "{ origin: JFK, direction: departure }",
+      "`origin` matches arrivals only, but `direction` is departure",
+      "use `destination` for departures, or `airport` for either",
+    ],
+    ["{ pier: DDD }", "`DDD` is not a pier", "piers are a letter (or two letters/digits), e.g. D"],
+    [
+      "{ gate: D-7 }",
+      "`D-7` is not a gate",
+      "gates are up to 8 letters and digits (D7, E22), with a trailing * to match by prefix (E*)",
+    ],
+    [
+      "{ service_type: JJ }",
+      "`JJ` is not a service type",
+      "service types are one-letter codes: J scheduled passenger, C charter, F freight …",
+    ],
+    [
+      "{ destination: J }",
+      "`J` is not an IATA airport code",
+      "airport codes are 3 letters, e.g. JFK",
+    ],
+  ])("%s: says what is wrong and how to write it", (flights, message, hint) => {
+    expect(problem(flights)).toEqual({ message, hint });
+  });
+});
+
+describe("reading a flight criterion", () => {
+  it("takes a quoted value with spaces around it as the value", () => {
+    const { flights } = oneRule(ruleWith('flights: { pier: " d ", direction: " Arrival " }'));
+    expect(flights).toEqual({ piers: ["D"], direction: "A" });
+  });
+});
+
+describe("matching a gate", () => {
+  it("never takes a number for a gate name, not even its digits", () => {
+    expect(gateIn(["7", "D7"])(7)).toBe(false);
+    expect(gateIn(["7*"])(7)).toBe(false);
+    expect(gateIn(["7"])("7")).toBe(true);
+  });
+});
+
+describe("the check key of a schedule window", () => {
+  it("tells windows apart that differ only in a bound's distance from now", () => {
+    expect(flightFilterKey({ schedule: { from: { fromNowMs: 60_000 } } })).not.toBe(
+      flightFilterKey({ schedule: { from: { fromNowMs: 120_000 } } }),
+    );
+  });
+});
