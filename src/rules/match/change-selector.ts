@@ -9,21 +9,19 @@
 import { type ChangeSelector, type ChangeTest, OPTION_ENTRIES } from "../change-options.js";
 import { type EventView, kindBit } from "./event-view.js";
 
-type Test = ChangeTest;
-
 /** A selector ready for matching. */
 export interface CompiledSelector {
   /** Bits of the kinds it can match (see `kindBit`). */
   kinds: number;
   /** The options besides the kind; the kind is checked on `kinds` first. */
-  test: Test;
+  test: ChangeTest;
 }
 
 /** Compiles one selector. */
 export function compileSelector(selector: ChangeSelector): CompiledSelector {
   let kinds = 0;
   for (const kind of selector.kinds) kinds |= kindBit(kind);
-  const tests: Test[] = [];
+  const tests: ChangeTest[] = [];
   for (const [name, option] of OPTION_ENTRIES) {
     const value = selector[name];
     if (value !== undefined && option.test !== undefined) tests.push(option.test(value));
@@ -31,7 +29,7 @@ export function compileSelector(selector: ChangeSelector): CompiledSelector {
   return { kinds, test: allOf(tests) };
 }
 
-function allOf(tests: Test[]): Test {
+function allOf(tests: ChangeTest[]): ChangeTest {
   const [first, second] = tests;
   if (first === undefined) return () => true;
   // Stryker disable next-line ConditionalExpression: a shortcut, `every` below gives the same for one test
