@@ -4,9 +4,10 @@
  * (codes upper-case, durations in milliseconds, absolute times in epoch ms), so later
  * stages never re-check user input. The file format itself is described in docs/rules.md.
  */
-import type { ChangeAction, ChangeKind } from "../diff/change.js";
+import type { ChangeSelector } from "./change-options.js";
 import type { FlightFilter } from "./flight-criteria.js";
 
+export type { ChangeSelector } from "./change-options.js";
 export type { FlightFilter } from "./flight-criteria.js";
 export type { ScheduleWindow, TimeBound } from "./schedule-window.js";
 
@@ -38,29 +39,6 @@ export interface Rule {
   coolDownMs: number;
   /** Flap handling; undefined = off. */
   flapping?: FlappingSpec;
-}
-
-/** One entry of a rule's change filter. */
-export interface ChangeSelector {
-  /** The name the user wrote (`gate`, `cancelled`, `estimated_off_block`…), for messages. */
-  name: string;
-  /** Event kinds it can match (also what the matcher indexes on). */
-  kinds: ChangeKind[];
-  /** Only these upstream fields (time fields such as `publicEstimatedOffBlockTime`). */
-  fields?: string[];
-  /** Only these state codes (`state` kind). */
-  states?: string[];
-  /** Only these actions. */
-  actions?: ChangeAction[];
-  /** Time changes only: the new time at least this many minutes after the schedule. */
-  delayAtLeastMinutes?: number;
-  /**
-   * Time changes only: the new time at least this many minutes from the value last
-   * alerted (hysteresis; the dispatcher applies it, it needs memory of past alerts).
-   */
-  shiftAtLeastMinutes?: number;
-  /** Only while the flight's best known departure/arrival time is at most this far ahead. */
-  withinMs?: number;
 }
 
 /** Flap handling of a rule. */

@@ -1,17 +1,14 @@
 /**
  * Keys that say when two flight filters or two change filters match the same events,
  * so rules written alike share one compiled check. Every property of the rule model
- * has a writer: flight criteria write their part from the criteria table (flight-criteria.ts),
- * and a property added to `ChangeSelector` without a writer here fails to compile instead
- * of being silently ignored — which would merge rules that differ. Each part is self-delimiting.
+ * has a writer: flight criteria and change-selector options write their part from their
+ * tables (flight-criteria.ts, change-options.ts), the value as JSON unless the entry says
+ * otherwise, so no property is silently ignored — which would merge rules that differ.
+ * Each part is self-delimiting.
  */
+
+import { type ChangeSelector, OPTION_ENTRIES, type OptionName } from "../change-options.js";
 import { CRITERIA_ENTRIES, type CriterionName, type FlightFilter } from "../flight-criteria.js";
-import type { ChangeSelector } from "../rule.js";
-
-type Writers<T> = { [K in keyof T]-?: ((value: NonNullable<T[K]>) => string) | null };
-
-const list = (values: readonly (string | number)[]): string =>
-  `[${values.map((v) => (typeof v === "number" ? String(v) : JSON.stringify(v))).join(",")}]`;
 
 // Plain arrays: keys are written for every rule loaded (100,000 passenger rules).
 const CRITERION_NAMES = CRITERIA_ENTRIES.map(([name]) => name);
@@ -30,32 +27,20 @@ export function flightFilterKey(filter: FlightFilter, skipFlights = false): stri
   return key;
 }
 
-const SELECTOR_WRITERS: Writers<ChangeSelector> = {
-  // For messages only.
-  name: null,
-  kinds: list,
-  fields: list,
-  states: list,
-  actions: list,
-  delayAtLeastMinutes: String,
-  // Applied by the dispatcher, not by matching.
-  shiftAtLeastMinutes: null,
-  withinMs: String,
-};
-const SELECTOR_KEYS = (Object.keys(SELECTOR_WRITERS) as (keyof ChangeSelector)[]).filter(
-  (name) => SELECTOR_WRITERS[name] !== null,
-);
+// Options matching does not apply (`writeKey: null`) are left out: they never tell events apart.
+const WRITTEN_OPTIONS = OPTION_ENTRIES.filter(([, option]) => option.writeKey !== null);
+const OPTION_NAMES = WRITTEN_OPTIONS.map(([name]) => name);
+const OPTION_WRITERS = WRITTEN_OPTIONS.map(([, option]) => option.writeKey ?? JSON.stringify);
 
 /** Equal for change filters (selector lists) that pick the same selector position for every event. */
 export function changeFilterKey(selectors: readonly ChangeSelector[]): string {
   let key = "";
   for (const selector of selectors) {
-    key += "{";
-    for (const name of SELECTOR_KEYS) {
-      const value = selector[name];
+    key += `{kinds${JSON.stringify(selector.kinds)};`;
+    for (let i = 0; i < OPTION_NAMES.length; i++) {
+      const value = selector[OPTION_NAMES[i] as OptionName];
       if (value === undefined) continue;
-      const write = SELECTOR_WRITERS[name] as (value: unknown) => string;
-      key += `${name}${write(value)};`;
+      key += `${OPTION_NAMES[i]}${(OPTION_WRITERS[i] as (value: unknown) => string)(value)};`;
     }
     key += "}";
   }

@@ -1,22 +1,20 @@
 /**
  * Reads a rule's `changes` list into ChangeSelectors: each a kind name (`gate`) or a
  * mapping with `kind` and options. Names map to event kinds, states, actions and time
- * fields by the table in rule-schema.ts; an option the kind cannot use is an error
- * naming the kinds that take it, since it would otherwise silently never match.
+ * fields by the table in change-kinds.ts, options are read as the options table
+ * (change-options.ts) writes them; an option the kind cannot use is an error naming the
+ * kinds that take it, since it would otherwise silently never match.
  */
 import type { ChangeAction } from "../../diff/change.js";
-import type { ChangeSelector } from "../rule.js";
-import { suggestionHint } from "./did-you-mean.js";
+import { KIND_NAMES, KIND_SPECS, type KindSpec } from "../change-kinds.js";
 import {
-  CHANGE_ACTIONS,
-  KIND_NAMES,
-  KIND_SPECS,
-  type KindSpec,
-  SELECTOR_KEYS,
-  STATE_CODES,
-  TIME_FIELD_NAMES,
-  TIME_KIND_NAMES,
-} from "./rule-schema.js";
+  type ChangeOption,
+  type ChangeSelector,
+  OPTION_ENTRIES,
+  type OptionName,
+  type OptionValues,
+} from "../change-options.js";
+import { suggestionHint } from "./did-you-mean.js";
 import {
   type EmptyList,
   type Entry,
@@ -30,7 +28,15 @@ import type { TreeMap, TreeNode } from "./yaml-tree.js";
 /** What a `state` selector that lists `states:` takes without `actions:`: the states beginning. */
 export const STATES_DEFAULT_ACTIONS: readonly ChangeAction[] = ["added"];
 
-const quoted = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(", ");
+type NamesForm = Extract<ChangeOption<unknown>["form"], { kind: "names" }>;
+
+/** The options by their key in rule files. */
+const BY_KEY = new Map<string, [OptionName, ChangeOption<unknown>]>(
+  OPTION_ENTRIES.map((entry) => [entry[1].key, entry]),
+);
+
+/** Keys of a change selector written as a mapping: `kind`, then the options'. */
+const SELECTOR_KEYS: readonly string[] = ["kind", ...BY_KEY.keys()];
 
 /** Reads `changes`; undefined when it has problems (they are recorded). */
 export function readChangeSelectors(
@@ -99,54 +105,14 @@ function readSelectorMap(r: TreeReader, map: TreeMap, path: string): ChangeSelec
   if (!kind) return undefined;
   const { name, spec } = kind;
   const selector = selectorOf(name, spec);
+  const values: OptionValues = selector;
   let ok = true;
   for (const entry of entries.values()) {
-    if (entry.name === "kind") continue;
-    const at = join(path, entry.name);
-    if (!applies(r, entry, at, name, spec)) {
-      ok = false;
-      continue;
-    }
-    switch (entry.name) {
-      case "states": {
-        const states = readCodes(r, entry, at, "state", STATE_CODES, (t) => t.toUpperCase());
-        if (states) selector.states = states;
-        else ok = false;
-        break;
-      }
-      case "fields": {
-        const fields = readCodes(r, entry, at, "time field", TIME_FIELD_NAMES, (t) => t);
-        if (fields) selector.fields = fields;
-        else ok = false;
-        break;
-      }
-      case "actions": {
-        const actions = readCodes(r, entry, at, "action", CHANGE_ACTIONS, (t) => t.toLowerCase());
-        const never = actions?.filter((a) => !spec.actions.includes(a as ChangeAction));
-        if (!actions) ok = false;
-        else if (never && never.length > 0) {
-          r.problem(
-            entry.value,
-            at,
-            `\`${name}\` changes are never ${never.map((a) => `\`${a}\``).join(" or ")}`,
-            `\`${name}\` changes are ${spec.actions.map((a) => `\`${a}\``).join(" or ")}`,
-          );
-          ok = false;
-        } else selector.actions = actions as ChangeAction[];
-        break;
-      }
-      default: {
-        const ms = r.duration(entry.value, at, `\`${entry.name}\``);
-        if (ms === undefined) ok = false;
-        else if (entry.name === "within") {
-          if (ms <= 0) {
-            r.problem(entry.value, at, "`within` must be more than 0", "e.g. within: 3h");
-            ok = false;
-          } else selector.withinMs = ms;
-        } else if (entry.name === "delay_at_least") selector.delayAtLeastMinutes = ms / 60_000;
-        else selector.shiftAtLeastMinutes = ms / 60_000;
-      }
-    }
+    const option = BY_KEY.get(entry.name);
+    if (option === undefined) continue;
+    const value = readOption(r, entry, join(path, entry.name), name, spec, option[1]);
+    if (value === undefined) ok = false;
+    else values[option[0]] = value as never;
   }
   // "Boarding or gate closing" means the states beginning: a state's withdrawal (BRD gone
   // when the flight is cancelled) would put "no longer boarding" in a cancellation alert.
@@ -156,33 +122,43 @@ function readSelectorMap(r: TreeReader, map: TreeMap, path: string): ChangeSelec
   return ok ? selector : undefined;
 }
 
-/** Whether an option applies to the kind; a problem naming the kinds that take it if not. */
-function applies(r: TreeReader, entry: Entry, path: string, name: string, spec: KindSpec): boolean {
-  let hint: string | undefined;
-  if (entry.name === "states" && name !== "state") {
-    hint = spec.states
-      ? `\`${name}\` already means state ${spec.states.join(", ")}; for other states write { kind: state, states: [...] }`
-      : "only `state` takes `states`";
-  } else if (entry.name === "fields" && name !== "time") {
-    hint = spec.fields
-      ? `only \`time\` takes \`fields\`; \`${name}\` already means ${spec.fields.join(", ")}`
-      : "only `time` takes `fields`";
-  } else if ((entry.name === "delay_at_least" || entry.name === "shift_at_least") && !spec.time) {
-    hint = `only time kinds take it: ${quoted(TIME_KIND_NAMES)}`;
+/**
+ * One option's value, read as its form says; undefined after a problem — also when
+ * the kind cannot take the option (naming the kinds that can) or refuses the value.
+ */
+function readOption(
+  r: TreeReader,
+  entry: Entry,
+  at: string,
+  name: string,
+  spec: KindSpec,
+  option: ChangeOption<unknown>,
+): unknown {
+  const hint = option.refusedFor?.(name, spec);
+  if (hint !== undefined) {
+    r.problem(entry.key, at, `\`${entry.name}\` does not apply to \`${name}\``, hint);
+    return undefined;
   }
-  if (hint === undefined) return true;
-  r.problem(entry.key, path, `\`${entry.name}\` does not apply to \`${name}\``, hint);
-  return false;
+  const { form } = option;
+  let value: unknown;
+  if (form.kind === "names") value = readNames(r, entry, at, form);
+  else {
+    const ms = r.duration(entry.value, at, `\`${entry.name}\``);
+    value = ms === undefined ? undefined : ms / form.unitMs;
+  }
+  if (value === undefined) return undefined;
+  const refusal = option.check?.(value, name, spec);
+  if (refusal === undefined) return value;
+  r.problem(entry.value, at, refusal.refused, refusal.hint);
+  return undefined;
 }
 
 /** A list of names from a closed set, normalised by `norm`; unknown ones get a did-you-mean. */
-function readCodes(
+function readNames(
   r: TreeReader,
   entry: Entry,
   path: string,
-  what: string,
-  valid: readonly string[],
-  norm: (text: string) => string,
+  { what, valid, norm }: NamesForm,
 ): string[] | undefined {
   return readList(r, entry, path, "the selector would match nothing", (item, at) => {
     const text = r.string(item, at, `a ${what}`);

@@ -1,6 +1,6 @@
 /** The `changes` list: each kind name's meaning, options, and each way it can be wrong. */
 import { describe, expect, it } from "vitest";
-import { KIND_NAMES } from "../../../src/rules/read/rule-schema.js";
+import { KIND_NAMES } from "../../../src/rules/change-kinds.js";
 import type { ChangeSelector } from "../../../src/rules/rule.js";
 import { oneRule, problemOf, problemsOf, ruleWith } from "./rule-text.js";
 

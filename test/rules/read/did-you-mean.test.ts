@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { KIND_NAMES, STATE_CODES } from "../../../src/rules/change-kinds.js";
 import { didYouMean, editDistance, suggestionHint } from "../../../src/rules/read/did-you-mean.js";
-import { KIND_NAMES, RULE_KEYS, STATE_CODES } from "../../../src/rules/read/rule-schema.js";
+import { RULE_KEYS } from "../../../src/rules/read/rule-schema.js";
 
 describe("editDistance", () => {
   it.each([
