@@ -37,8 +37,8 @@ export interface RunContext {
   now: () => number;
   /** The live rules. */
   rules: () => RuleSet;
-  /** The upstream's base URL, and whether it is the embedded simulator. */
-  upstream: { baseUrl: string; simulated: boolean };
+  /** The upstream this process polls (absent when it polls nothing), and whether it is the embedded simulator. */
+  upstream?: { baseUrl: string; simulated: boolean };
 }
 
 /** How a command's process speaks. Every part is optional; the defaults are `run`'s. */
@@ -179,6 +179,7 @@ async function runUntilStopped(
       client = config.client ?? { baseUrl: "", airportTimezone: config.zone };
     }
 
+    const polls = ROLE_STAGES[role].includes("poll") && !options.without?.includes("poll");
     // The detect-only role matches nothing: it needs no rule files.
     const needsRules = ROLE_STAGES[role].some((s) => s !== "poll" && s !== "changes");
     const rules = needsRules
@@ -199,17 +200,23 @@ async function runUntilStopped(
         };
     cleanups.push(() => rules.close());
     checkpoint();
-    const reload = () =>
-      void rules.reload().catch((err: unknown) => log.error({ err }, "rules not reloaded"));
-    process.on("SIGHUP", reload);
-    cleanups.push(() => void process.off("SIGHUP", reload));
+    // SIGHUP reloads the rules; a process without rules keeps Node's default (it ends,
+    // as on a terminal that hung up).
+    if (needsRules) {
+      const reload = () =>
+        void rules.reload().catch((err: unknown) => log.error({ err }, "rules not reloaded"));
+      process.on("SIGHUP", reload);
+      cleanups.push(() => void process.off("SIGHUP", reload));
+    }
 
     const context: RunContext = {
       config,
       log,
       now,
       rules: () => rules.current,
-      upstream: { baseUrl: client.baseUrl, simulated: options.simulator !== undefined },
+      ...(polls
+        ? { upstream: { baseUrl: client.baseUrl, simulated: options.simulator !== undefined } }
+        : {}),
     };
     const write = face.console?.write ?? ((text: string) => void process.stdout.write(text));
     daemon = await startDaemon({

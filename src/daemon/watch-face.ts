@@ -41,8 +41,10 @@ export function watchFace(options: WatchFaceOptions = {}): Face {
     rules: { info: (line) => err(`flightwatch: ${line}`), problem: err },
     gone,
     show({ upstream }) {
-      const what = upstream.simulated ? "the built-in simulator at " : "";
-      err(`flightwatch: watching ${what}${upstream.baseUrl}`);
+      if (upstream) {
+        const what = upstream.simulated ? "the built-in simulator at " : "";
+        err(`flightwatch: watching ${what}${upstream.baseUrl}`);
+      }
       return () => undefined;
     },
     observer: ({ config, rules }) => ({

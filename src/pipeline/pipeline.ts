@@ -141,6 +141,8 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     }
   };
   try {
+    // Plain commands (the queues, Slack's pacing); each consumer below blocks on a
+    // connection of its own, so that no command waits behind a blocking read.
     const plain = await connect();
     if (options.fresh) await deleteByPattern(plain, `${keys.prefix}:*`);
 
@@ -176,7 +178,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     // changes: the outbox → the observer (detect-only).
     if (stages.has("changes")) {
       const outbox = new OutboxConsumer({
-        redis: plain,
+        redis: await connect(),
         keys,
         group: groups.print ?? "watch",
         consumer,
@@ -195,7 +197,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     // dispatch: the outbox × the rules → decided alerts on the alerts stream.
     if (stages.has("dispatch")) {
       const outbox = new OutboxConsumer({
-        redis: plain,
+        redis: await connect(),
         keys,
         group: groups.dispatch ?? DISPATCH_GROUP,
         consumer,
