@@ -18,6 +18,7 @@ export default {
     "src/rules/match/flight-filter.ts",
     "src/rules/match/flight-tests.ts",
     "src/rules/match/rule-matcher.ts",
+    "src/rules/change-options.ts",
     "src/rules/match/change-selector.ts",
     "src/rules/retry-schedule.ts",
     "src/api/retry-policy.ts",

@@ -19,6 +19,7 @@ const FLOORS = {
   "src/rules/match/flight-filter.ts": 95,
   "src/rules/match/flight-tests.ts": 95,
   "src/rules/match/rule-matcher.ts": 95,
+  "src/rules/change-options.ts": 95,
   "src/rules/match/change-selector.ts": 95,
   "src/rules/retry-schedule.ts": 95,
   "src/api/retry-policy.ts": 95,

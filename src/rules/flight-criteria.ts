@@ -26,15 +26,15 @@ export interface Refusal {
 }
 
 /** Reads one text of a criterion (`${NAME}` already substituted) into its value, or refuses it. */
-export type TextParser<T> = (text: string) => T | Refusal;
+export type TextParser<T extends string | number> = (text: string) => T | Refusal;
 
 /**
  * How a criterion's value is written. `V` is the value the rule model holds; forms
  * other than `text` and `texts` are read by the reader's own code for them.
  */
 export type ValueForm<V> = (
-  | { kind: "text"; parse: TextParser<unknown> }
-  | { kind: "texts"; what: string; parse: TextParser<unknown> }
+  | { kind: "text"; parse: TextParser<string | number> }
+  | { kind: "texts"; what: string; parse: TextParser<string | number> }
   | { kind: "wholeNumbers"; what: string }
   | { kind: "boolean" }
   | { kind: "schedule" }
@@ -60,16 +60,20 @@ const FLIGHT_HINT = "write an airline code and a number, e.g. KL1395 or kl 0601"
 
 const refuse = (refused: string, hint: string): Refusal => ({ refused, hint });
 
-/** Whether a parse refused its text. */
-export const isRefusal = (value: unknown): value is Refusal =>
-  // Stryker disable next-line ConditionalExpression: the parsers return a code, a number or a refusal; no other object reaches this
-  typeof value === "object" && value !== null && "refused" in value;
+/**
+ * Whether a parse refused its text: a parse gives a code or a number (TextParser says
+ * so), or a refusal, the only object.
+ */
+export const isRefusal = (value: unknown): value is Refusal => typeof value === "object";
 
 /** One text, parsed by `parse`. */
-const text = <T>(parse: TextParser<T>): ValueForm<T> => ({ kind: "text", parse });
+const text = <T extends string | number>(parse: TextParser<T>): ValueForm<T> => ({
+  kind: "text",
+  parse,
+});
 
 /** A list of texts (one value counts as a list of one), each parsed by `parse`, duplicates dropped. */
-const texts = <T>(what: string, parse: TextParser<T>): ValueForm<T[]> => ({
+const texts = <T extends string | number>(what: string, parse: TextParser<T>): ValueForm<T[]> => ({
   kind: "texts",
   what,
   parse,

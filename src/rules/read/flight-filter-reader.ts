@@ -100,7 +100,7 @@ function parsed(
   node: TreeNode,
   path: string,
   text: string,
-  parse: TextParser<unknown>,
+  parse: TextParser<string | number>,
 ): unknown {
   const value = parse(text);
   if (!isRefusal(value)) return value;
