@@ -1,8 +1,8 @@
 /**
- * What each flight criterion says about a value it refuses — the message and the hint
- * an operator reads — and the edges of its reading and matching that the table's
- * shared helpers decide: spaces around a quoted value, numbers where a gate is a
- * name, and check keys that keep schedule windows apart.
+ * What the two tables (flight criteria, change-selector options) say about a value
+ * they refuse — the message and the hint an operator reads — and the edges of reading
+ * and matching that their shared helpers decide: spaces around a quoted value, numbers
+ * where a gate is a name, and check keys that keep schedule windows apart.
  */
 import { describe, expect, it } from "vitest";
 import { flightFilterKey } from "../../src/rules/match/check-key.js";
@@ -83,5 +83,24 @@ describe("the check key of a schedule window", () => {
     expect(flightFilterKey({ schedule: { from: { fromNowMs: 60_000 } } })).not.toBe(
       flightFilterKey({ schedule: { from: { fromNowMs: 120_000 } } }),
     );
+  });
+});
+
+describe("a refused change-selector option", () => {
+  it.each([
+    [
+      "{ kind: state, actions: [changed] }",
+      "`state` changes are never `changed`",
+      "`state` changes are `added` or `withdrawn`",
+    ],
+    [
+      "{ kind: departure_time, fields: [actualOffBlockTime] }",
+      "`fields` does not apply to `departure_time`",
+      "only `time` takes `fields`; `departure_time` already means publicEstimatedOffBlockTime, actualOffBlockTime",
+    ],
+    ["{ kind: time, within: 0s }", "`within` must be more than 0", "e.g. within: 3h"],
+  ])("%s: says what is wrong and how to write it", (changes, message, hint) => {
+    const p = problemOf(ruleWith(`changes: [${changes}]`));
+    expect({ message: p.message, hint: p.hint }).toEqual({ message, hint });
   });
 });
