@@ -99,6 +99,16 @@ describe("a refused change-selector option", () => {
       "only `time` takes `fields`; `departure_time` already means publicEstimatedOffBlockTime, actualOffBlockTime",
     ],
     ["{ kind: time, within: 0s }", "`within` must be more than 0", "e.g. within: 3h"],
+    [
+      "{ kind: state, actions: [changed, assigned] }",
+      "`state` changes are never `changed` or `assigned`",
+      "`state` changes are `added` or `withdrawn`",
+    ],
+    [
+      "{ kind: gate, delay_at_least: 5m }",
+      "`delay_at_least` does not apply to `gate`",
+      "only time kinds take it: `time`, `departure_time`, `arrival_time`, `estimated_off_block`, `actual_off_block`, `estimated_landing`, `actual_landing`, `boarding_time`, `gate_open_time`, `gate_closing_time`, `on_belt_time`",
+    ],
   ])("%s: says what is wrong and how to write it", (changes, message, hint) => {
     const p = problemOf(ruleWith(`changes: [${changes}]`));
     expect({ message: p.message, hint: p.hint }).toEqual({ message, hint });
