@@ -15,6 +15,7 @@ import {
   type DaemonConfig,
   effectiveEnv,
   readDaemonConfig,
+  rulesDir,
   secretsIn,
 } from "../config/daemon-config.js";
 import { readRuleVariables, ruleVariableSecrets } from "../config/rule-variables.js";
@@ -142,7 +143,7 @@ async function checkRules(
   ruleVars: RuleVariables,
   mask: (text: string) => string,
 ): Promise<RulesVerdict> {
-  const dir = config?.rulesDir ?? vars.FLIGHTWATCH_RULES ?? "rules";
+  const dir = config?.rulesDir ?? rulesDir(undefined, vars);
   const load = await loadRuleDir(dir, {
     vars: ruleVars,
     zone: config?.zone ?? zoneOf(vars),

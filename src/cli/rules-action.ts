@@ -7,6 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Flight } from "../api/types.js";
+import { rulesDir } from "../config/daemon-config.js";
 import { readRuleVariables, ruleVariableSecrets } from "../config/rule-variables.js";
 import { consoleRecord } from "../deliver/console-sender.js";
 import { emailMessage } from "../deliver/email-message.js";
@@ -33,7 +34,6 @@ import type { ChannelSpec, Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import { DEFAULT_AIRPORT_TIMEZONE, fromLocalDateTime } from "../time/local-time.js";
 import { EXIT } from "./exit-codes.js";
-import { rulesDir } from "./rule-files.js";
 import type { CheckFlags, TestFlags } from "./rules-command.js";
 import { endQuietlyWhenReaderGoes } from "./stdout-sink.js";
 

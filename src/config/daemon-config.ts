@@ -110,7 +110,13 @@ export const DEFAULT_HTTP_PORT = 8080;
  */
 export const DEFAULT_HTTP_HOST = "127.0.0.1";
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
-const DEFAULT_RULES_DIR = "rules";
+/** Rules directory when neither an argument nor FLIGHTWATCH_RULES gives one. */
+export const DEFAULT_RULES_DIR = "rules";
+
+/** The rules directory: the argument, else FLIGHTWATCH_RULES, else `rules`. */
+export function rulesDir(arg: string | undefined, env: ConfigEnv): string {
+  return arg ?? (env.FLIGHTWATCH_RULES?.trim() || DEFAULT_RULES_DIR);
+}
 
 /**
  * The effective variables: the environment over the config file over the command's
@@ -214,7 +220,7 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
     ...(client ? { client } : {}),
     redis: redis as RedisSettings,
     redisGiven: env.REDIS_URL !== undefined,
-    rulesDir: env.FLIGHTWATCH_RULES ?? DEFAULT_RULES_DIR,
+    rulesDir: rulesDir(undefined, env),
     detector: detector as DetectorSettings,
     zone: client?.airportTimezone ?? zone,
     ...(email ? { email } : {}),

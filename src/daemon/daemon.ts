@@ -26,6 +26,7 @@ import {
   type PipelineGroups,
   type PipelineOptions,
   type PipelineRole,
+  stagesOf,
   startPipeline,
 } from "../pipeline/pipeline.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
@@ -91,8 +92,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
   const keys = redisKeys(config.redis.prefix);
   const role = options.role ?? config.role;
-  const polls = role !== "worker" && !options.without?.includes("poll");
-  const delivers = role === "all" || role === "worker";
+  const stagesRun = stagesOf(role, options.without);
+  const polls = stagesRun.has("poll");
+  const delivers = stagesRun.has("deliver");
   const metrics = new FlightwatchMetrics();
   // The wall clock may be stepped back (NTP, a VM resume); the instants the daemon keeps
   // in Redis (due groups, backoff, catch-up) must not wait for it to catch up again.

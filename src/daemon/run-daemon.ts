@@ -15,7 +15,7 @@ import { ErrorCode, FlightwatchError } from "../errors.js";
 import { createLogger, type LogFormat, type Logger, type LogLevel } from "../log/logger.js";
 import { maskUrl } from "../log/mask-url.js";
 import type { PipelineObserver, StageName } from "../pipeline/observer.js";
-import { type PipelineGroups, type PipelineRole, ROLE_STAGES } from "../pipeline/pipeline.js";
+import { type PipelineGroups, type PipelineRole, stagesOf } from "../pipeline/pipeline.js";
 import { RuleSet } from "../rules/match/rule-matcher.js";
 import type { RuleVariables } from "../rules/read/variable-substitution.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
@@ -119,6 +119,7 @@ async function runUntilStopped(
     if (stop.received !== undefined) throw new StopDuringStart(stop.received);
   };
   const role = options.role ?? config.role;
+  const stages = stagesOf(role, options.without);
   const level = face.log?.level ?? config.log.level;
   const log = createLogger({
     level,
@@ -130,7 +131,7 @@ async function runUntilStopped(
   // A second signal while draining means "now".
   impatience.say = (signal) => log.warn({ signal }, "second signal: exiting without waiting");
   // Said once, at start, by the processes that send email.
-  const delivers = role === "all" || role === "worker";
+  const delivers = stages.has("deliver");
   const plaintext = plaintextAuthWarning(config.email);
   if (plaintext !== undefined && delivers && !options.consoleOnly) log.warn(plaintext);
 
@@ -179,10 +180,11 @@ async function runUntilStopped(
       client = config.client ?? { baseUrl: "", airportTimezone: config.zone };
     }
 
-    const polls = ROLE_STAGES[role].includes("poll") && !options.without?.includes("poll");
-    // The detect-only role matches nothing: it needs no rule files.
-    const needsRules = ROLE_STAGES[role].some((s) => s !== "poll" && s !== "changes");
-    const rules = needsRules
+    // Only a process that matches rules reads them (not the detect-only role).
+    const matches = (["dispatch", "alerts", "notify", "deliver"] as const).some((s) =>
+      stages.has(s),
+    );
+    const rules = matches
       ? await startLiveRules(
           config.rulesDir,
           options.ruleVars,
@@ -193,16 +195,14 @@ async function runUntilStopped(
             problem: (line) => log.error({ rulesDir: config.rulesDir }, line),
           },
         )
-      : {
-          current: new RuleSet([], { zone: config.zone }),
-          reload: async () => undefined,
-          close: async () => undefined,
-        };
-    cleanups.push(() => rules.close());
+      : undefined;
+    const noRules = new RuleSet([], { zone: config.zone });
+    const currentRules = () => rules?.current ?? noRules;
+    if (rules) cleanups.push(() => rules.close());
     checkpoint();
     // SIGHUP reloads the rules; a process without rules keeps Node's default (it ends,
     // as on a terminal that hung up).
-    if (needsRules) {
+    if (rules) {
       const reload = () =>
         void rules.reload().catch((err: unknown) => log.error({ err }, "rules not reloaded"));
       process.on("SIGHUP", reload);
@@ -213,8 +213,8 @@ async function runUntilStopped(
       config,
       log,
       now,
-      rules: () => rules.current,
-      ...(polls
+      rules: currentRules,
+      ...(stages.has("poll")
         ? { upstream: { baseUrl: client.baseUrl, simulated: options.simulator !== undefined } }
         : {}),
     };
@@ -225,7 +225,7 @@ async function runUntilStopped(
       ...(options.without ? { without: options.without } : {}),
       ...(options.groups ? { groups: options.groups } : {}),
       client,
-      rules: () => rules.current,
+      rules: currentRules,
       senders: (plain) =>
         buildSenders({
           ...(config.email ? { email: config.email } : {}),

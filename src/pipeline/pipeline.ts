@@ -53,6 +53,14 @@ export const ROLE_STAGES: Readonly<Record<PipelineRole, readonly StageName[]>> =
   decide: ["poll", "dispatch", "alerts"],
 };
 
+/** The stages a process runs: its role's, but for those it leaves to other processes. */
+export function stagesOf(
+  role: PipelineRole,
+  without: readonly StageName[] = [],
+): ReadonlySet<StageName> {
+  return new Set(ROLE_STAGES[role].filter((stage) => !without.includes(stage)));
+}
+
 /** Names of the consumer groups the stages read in. */
 export interface PipelineGroups {
   /** `changes` and `alerts`: watchers in one group share the items (default `watch`). */
@@ -97,8 +105,6 @@ export interface PipelineOptions {
 
 /** A running pipeline. */
 export interface Pipeline {
-  /** The stages this process runs. */
-  readonly stages: ReadonlySet<StageName>;
   /** The delivery queues and log, when this process notifies or delivers. */
   readonly queues?: DeliveryQueues;
   readonly deliveryLog?: DeliveryLog;
@@ -118,8 +124,7 @@ const BLOCK_MS = 250;
 
 /** Builds the stages of `options.role` and starts them. Rejects when Redis is not there. */
 export async function startPipeline(options: PipelineOptions): Promise<Pipeline> {
-  const stages = new Set(ROLE_STAGES[options.role]);
-  for (const stage of options.without ?? []) stages.delete(stage);
+  const stages = stagesOf(options.role, options.without);
   const observer = observeAll(options.observer);
   const keys = redisKeys(options.redis.prefix);
   const { consumer, now } = options;
@@ -133,6 +138,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   const recreated = { onGroupRecreated: observer.groupRecreated };
   const steps: Array<[StageName, Step]> = [];
   let startPoll: (() => PollLoop) | undefined;
+  let detection: DetectionStore | undefined;
   let queues: DeliveryQueues | undefined;
   let deliveryLog: DeliveryLog | undefined;
   const close = async () => {
@@ -154,9 +160,10 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         onMalformed: observer.malformed,
       });
       closers.push(() => client.close());
+      detection = new DetectionStore(await connect(), keys);
       const detector = new Detector({
         client,
-        store: new DetectionStore(await connect(), keys),
+        store: detection,
         settings: options.detector,
         now,
         name: `${consumer}:${process.pid}`,
@@ -214,7 +221,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         rules: options.rules,
         now,
         // A process that polls catches up after downtime before groups close.
-        ...(stages.has("poll") ? { detection: new DetectionStore(await connect(), keys) } : {}),
+        ...(detection ? { detection } : {}),
       });
       steps.push([
         "dispatch",
@@ -239,9 +246,9 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     }
 
     if (stages.has("notify") || stages.has("deliver")) {
-      queues = new DeliveryQueues(plain, keys);
-      const q = queues;
+      const q = new DeliveryQueues(plain, keys);
       closers.push(() => q.close());
+      queues = q;
     }
 
     // notify: the alerts stream → one queued notification per channel of the alert's rule.
@@ -317,7 +324,6 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   if (loops.length === 0) loops.push(new Promise<void>((resolve) => (stopped = resolve)));
   const done = Promise.all(loops).then(() => undefined);
   return {
-    stages,
     ...(queues ? { queues } : {}),
     ...(deliveryLog ? { deliveryLog } : {}),
     done,
