@@ -10,6 +10,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeliveryQueues } from "../../src/deliver/delivery-queues.js";
 import { notificationId } from "../../src/deliver/notification.js";
 import { AlertStore } from "../../src/store/alert-store.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
@@ -94,27 +95,39 @@ describe("flightwatch watch --rules (delivery)", () => {
     // Drain what the first run left queued, without polling anything new.
     const second = await started(["watch", "--simulator", "--no-poll", "--rules", dir]);
     const keys = redisKeys(t.prefix);
-    const alerts = await new AlertStore(t.redis, keys).readAlerts();
-    const expected = (ruleId: string, channel: string) =>
-      new Set(alerts.filter((a) => a.ruleId === ruleId).map((a) => notificationId(a.id, channel)));
+    // Read afresh each time: the second run dispatches what the first left in the outbox,
+    // so alerts may still be decided after it has started.
+    const queues = new DeliveryQueues(t.redis, keys, { readOnly: true });
+    const expected = async (ruleId: string, channel: string) => {
+      const alerts = await new AlertStore(t.redis, keys).readAlerts();
+      return new Set(
+        alerts.filter((a) => a.ruleId === ruleId).map((a) => notificationId(a.id, channel)),
+      );
+    };
     try {
       await waitFor(
-        async () => hook.uniqueIds().size === expected("gates", "webhook").size,
+        async () => hook.uniqueIds().size === (await expected("gates", "webhook")).size,
         30_000,
       );
       await waitFor(
         async () =>
           completeLines(first.stdout() + second.stdout()).length ===
-          expected("gates", "console").size,
+          (await expected("gates", "console")).size,
         30_000,
       );
+      // And every partner notification has become a dead letter (the endpoint is gone).
+      await waitFor(async () => {
+        const dead = await queues.deadLetters(1000);
+        return dead.length === (await expected("boarding", "partner")).size;
+      }, 30_000);
     } finally {
       second.child.kill("SIGTERM");
+      await queues.close();
     }
     expect(await second.exited).toBe(0);
 
     // Webhook: every alert once, signed, a CloudEvent named after the change.
-    expect(hook.uniqueIds()).toEqual(expected("gates", "webhook"));
+    expect(hook.uniqueIds()).toEqual(await expected("gates", "webhook"));
     expect(hook.deliveries.length).toBe(hook.uniqueIds().size);
     for (const d of hook.deliveries) {
       expect(d.verified).toBe(true);
@@ -129,8 +142,8 @@ describe("flightwatch watch --rules (delivery)", () => {
     const printed = completeLines(first.stdout() + second.stdout()).map(
       (l) => JSON.parse(l) as ConsoleLine,
     );
-    expect(new Set(printed.map((p) => p.id))).toEqual(expected("gates", "console"));
-    expect(printed.length).toBe(expected("gates", "console").size);
+    expect(new Set(printed.map((p) => p.id))).toEqual(await expected("gates", "console"));
+    expect(printed.length).toBe((await expected("gates", "console")).size);
 
     // The 410 endpoint: each notification asked at most once (a 410 is not retried);
     // sends already in flight when the first 410 came may have reached it too, the
@@ -144,7 +157,7 @@ describe("flightwatch watch --rules (delivery)", () => {
       disabled: Array<{ id: string; ruleId: string; channel: string }>;
       recent: Array<{ id: string; result: string }>;
     };
-    const partner = expected("boarding", "partner");
+    const partner = await expected("boarding", "partner");
     expect(new Set(report.deadLetters.map((d) => d.id))).toEqual(partner);
     for (const d of report.deadLetters) {
       expect(d.reason, d.id).toBe(asked.has(d.id) ? "gone" : "endpoint_disabled");
