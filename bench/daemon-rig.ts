@@ -19,7 +19,7 @@ import { type RedisKeys, redisKeys } from "../src/store/redis-keys.js";
 import { type CliProcess, spawnCli } from "./support/cli-process.js";
 import { waitFor } from "./support/polling.js";
 import type { PrometheusSample } from "./support/prometheus-text.js";
-import { deleteByPattern, type TestRedis, testRedis } from "./support/redis.js";
+import { deleteByPattern, TEST_REDIS_URL, type TestRedis, testRedis } from "./support/redis.js";
 import { runEnv, scrape } from "./support/run-child.js";
 
 /** Records per local day giving ~10,000 physical flights over the simulator's three loaded days. */
@@ -34,21 +34,27 @@ export interface BenchAirport {
   rulesDir: string;
   /** Operating records (codeshare records follow them), in a seeded shuffled order. */
   operating: string[];
+  /** The Redis its daemons use. */
+  redisUrl: string;
   /** Deletes every key of the prefix (the next daemon starts as a new installation). */
   clearRedis(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Starts an airport of `recordsPerDay` records a day that changes only when told to. */
+/**
+ * Starts an airport of `recordsPerDay` records a day that changes only when told to;
+ * its daemons use the Redis at `redisUrl` (default: the tests' Redis).
+ */
 export async function startBenchAirport(
   label: string,
   recordsPerDay: number,
   seed = 7,
+  redisUrl = TEST_REDIS_URL,
 ): Promise<BenchAirport> {
   const token = `fw-bench-${label}-token`;
   const simulator = createSimulator({ seed, flightsPerDay: recordsPerDay, evolve: false });
   const sim = await startSimulator({ simulator, live: false, tokens: [token] });
-  const t = await testRedis(`bench-${label}`);
+  const t = await testRedis(`bench-${label}`, redisUrl);
   const rulesDir = await mkdtemp(join(tmpdir(), `fw-bench-${label}-`));
   const operating = [...simulator.store.all()]
     .filter((f) => f.mainFlight === f.flightName && f.id !== undefined)
@@ -58,6 +64,7 @@ export async function startBenchAirport(
     sim,
     token,
     t,
+    redisUrl,
     keys: redisKeys(t.prefix),
     rulesDir,
     operating,
@@ -117,6 +124,7 @@ const HEAP_PROBE = fileURLToPath(new URL("./heap-probe.mjs", import.meta.url));
 export function benchDaemonEnv(airport: BenchAirport): Record<string, string> {
   return {
     ...runEnv(airport),
+    REDIS_URL: airport.redisUrl,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${HEAP_PROBE}`.trim(),
     POLL_INTERVAL: "1s",
     FLIGHT_API_MAX_ATTEMPTS: "4",
@@ -130,9 +138,13 @@ export function benchDaemonEnv(airport: BenchAirport): Record<string, string> {
 export async function startDaemonChild(
   airport: BenchAirport,
   env: Record<string, string> = {},
+  args: readonly string[] = [],
 ): Promise<DaemonChild> {
   const spawnedAt = Date.now();
-  const proc = spawnCli(["run", "--consumer", "bench"], { ...benchDaemonEnv(airport), ...env });
+  const proc = spawnCli(["run", "--consumer", "bench", ...args], {
+    ...benchDaemonEnv(airport),
+    ...env,
+  });
   const pid = proc.child.pid as number;
   const listeners: Array<(object: Record<string, unknown>) => void> = [];
   let rest = "";

@@ -12,11 +12,21 @@ import type { RunningSimulator } from "../src/simulator/http/start-simulator.js"
 import { isOperating } from "../src/simulator/script-runner.js";
 
 /**
- * `QW-17`, or `QS4X-17` (Slack webhook 4): `Q` (no gate of the simulator starts so), a
- * letter naming the rule (and the webhook), `-` (which no flight number has: `QR274`
+ * `QW-17`, or `QS4X-17` (Slack webhook 4; `QW4X-17`, webhook endpoint 4): `Q` (no gate
+ * of the simulator starts so), a letter naming the rule (and the endpoint), `-` (which no flight number has: `QR274`
  * is Qatar's), the sequence number.
  */
-const TOKEN = /\bQ(?:[A-Z]|S\d+X)-(\d+)\b/g;
+const TOKEN = /\bQ(?:[A-Z]|[A-Z]\d+X)-(\d+)\b/g;
+
+/** The newest change a notification's text names (its sequence number), if any. */
+export function newestToken(text: string): number | undefined {
+  let newest: number | undefined;
+  for (const match of text.matchAll(TOKEN)) {
+    const seq = Number(match[1]);
+    if (newest === undefined || seq > newest) newest = seq;
+  }
+  return newest;
+}
 
 /** How the changes of some sequence numbers fared. */
 export interface Fate {
@@ -84,11 +94,11 @@ export class GateUpdates {
 
   /** Takes note of a notification's text arriving at `at`; returns the change it delivers. */
   arrived(text: string, at: number): number | undefined {
-    let newest: number | undefined;
-    for (const match of text.matchAll(TOKEN)) {
-      const seq = Number(match[1]);
-      if (newest === undefined || seq > newest) newest = seq;
-    }
+    return this.arrivedSeq(newestToken(text), at);
+  }
+
+  /** Takes note of the change `newest` arriving at `at` (see `newestToken`). */
+  arrivedSeq(newest: number | undefined, at: number): number | undefined {
     if (newest === undefined || this.#appliedAt[newest] === undefined) return undefined;
     if (this.#arrivedAt.has(newest)) this.repeats++;
     else this.#arrivedAt.set(newest, at);

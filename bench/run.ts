@@ -24,6 +24,7 @@ import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
 import { takeoverBenchmark } from "./takeover-bench.js";
 import { watchThroughputBenchmark } from "./watch-throughput-bench.js";
+import { wireSpeedBenchmark } from "./wire-speed-bench.js";
 
 const benchmarks: Benchmark[] = [
   simulatorDataBenchmark,
@@ -38,6 +39,7 @@ const benchmarks: Benchmark[] = [
   deliveryWebhookBenchmark,
   deliveryEmailBenchmark,
   pipelineBenchmark,
+  wireSpeedBenchmark,
   scaleBenchmark,
   takeoverBenchmark,
   watchThroughputBenchmark,

@@ -6,9 +6,13 @@
  *
  * Protocol over IPC: it sends `{ url }` once listening; asked `{ collect: n, from }`,
  * it waits until `n` distinct ids have been accepted in all (or `timeoutMs` passed)
- * and answers with the arrivals from index `from` on; `{ close: true }` ends it.
+ * and answers with the arrivals from index `from` on; `{ close: true }` ends it. With
+ * BENCH_GATE_TOKENS set, each arrival also names the change it carries (the newest
+ * gate token of bench/gate-updates.ts in its body), so that the whole-daemon benchmarks
+ * can time changes without the bodies crossing over IPC.
  */
 
+import { newestToken } from "./gate-updates.js";
 import type { Arrivals } from "./latency-figures.js";
 import { startWebhookReceiver } from "./support/webhook-receiver.js";
 
@@ -23,6 +27,10 @@ export interface ReceiverReport extends Arrivals {
   accepted: number;
   /** CPU time the receiver process has used since it started, ms. */
   cpuMs: number;
+  /** With BENCH_GATE_TOKENS: the change each arrival carries (-1: none). */
+  tokens?: number[];
+  /** With BENCH_GATE_TOKENS: the body of the first of these arrivals (for a peer of the same size). */
+  sampleBody?: string;
 }
 
 const cpuMs = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1000;
@@ -50,6 +58,12 @@ process.on("message", (request: ReceiverRequest) => {
         unverified: arrivals.filter((d) => !d.verified).length,
         accepted: receiver.uniqueIds().size,
         cpuMs: cpuMs(process.cpuUsage()),
+        ...(process.env.BENCH_GATE_TOKENS
+          ? {
+              tokens: arrivals.map((d) => newestToken(d.rawBody) ?? -1),
+              ...(arrivals[0] ? { sampleBody: arrivals[0].rawBody } : {}),
+            }
+          : {}),
       };
       send(report);
     });

@@ -24,14 +24,16 @@ export interface SendContext {
    * and now renewed). Senders ask it last thing before the network send — after any
    * pace wait — and return `{ status: "abandoned" }` on false: a job taken for
    * stalled meanwhile is another worker's, and two sends would be a duplicate that
-   * Slack and mail cannot recognise. Absent outside a delivery worker.
+   * Slack and mail cannot recognise. `waited`: the sender waited (a pace slot), so
+   * the lock may have run out even though the attempt began moments ago. Absent
+   * outside a delivery worker.
    */
-  stillMine?: () => Promise<boolean>;
+  stillMine?: (waited: boolean) => Promise<boolean>;
 }
 
 /** The sender's last check before the network send: false when the job changed hands. */
-export async function stillMine(context: SendContext): Promise<boolean> {
-  return context.stillMine === undefined || (await context.stillMine());
+export async function stillMine(context: SendContext, waited = false): Promise<boolean> {
+  return context.stillMine === undefined || (await context.stillMine(waited));
 }
 
 /** Sends notifications through one channel type. */

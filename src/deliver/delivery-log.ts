@@ -53,35 +53,80 @@ export interface DisabledEndpoint extends Endpoint {
 
 const RECORD_FIELD = "record";
 
+/** KEYS: the records stream. ARGV: the cap, then the records' JSON. Appends them in order. */
+const APPEND = `
+for i = 2, #ARGV do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '${RECORD_FIELD}', ARGV[i])
+end
+return #ARGV - 1`;
+
+/** Records waiting to be written together, with their callers. */
+interface PendingRecord {
+  text: string;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /** Options of the delivery log. */
 export interface DeliveryLogOptions {
   /** Records kept (approximately; default 10,000). */
   maxRecords?: number;
+  /**
+   * How long the set of disabled endpoints read from Redis is believed (default 1 s):
+   * an endpoint another process disables or `deliveries enable` re-enables is seen
+   * this much later at most; this process's own changes at once.
+   */
+  disabledFreshMs?: number;
+  /** Monotonic clock, ms (default performance.now). */
+  monotonic?: () => number;
 }
 
-/** Delivery records and disabled endpoints in Redis. */
+/**
+ * Delivery records and disabled endpoints in Redis. Records made at about the same
+ * time (the workers finishing sends in one turn of the event loop) are written with
+ * one command; each caller's promise settles when its record is in Redis.
+ */
 export class DeliveryLog {
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
   readonly #maxRecords: number;
+  readonly #disabledFreshMs: number;
+  readonly #monotonic: () => number;
+  #batch: PendingRecord[] = [];
+  /** The disabled endpoints as last read, and when (monotonic ms); shared by concurrent reads. */
+  #disabled: { at: number; read: Promise<Map<string, DisabledEndpoint>> } | undefined;
 
   constructor(redis: Redis, keys: RedisKeys, options: DeliveryLogOptions = {}) {
     this.#redis = redis;
     this.#keys = keys;
     this.#maxRecords = options.maxRecords ?? 10_000;
+    this.#disabledFreshMs = options.disabledFreshMs ?? 1_000;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
   }
 
-  /** Appends a record (the oldest beyond the cap are trimmed). */
-  async record(record: DeliveryRecord): Promise<void> {
-    await this.#redis.xadd(
-      this.#keys.deliveries,
-      "MAXLEN",
-      "~",
-      String(this.#maxRecords),
-      "*",
-      RECORD_FIELD,
-      JSON.stringify(record),
-    );
+  /** Appends a record (the oldest beyond the cap are trimmed); resolves once it is written. */
+  record(record: DeliveryRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#batch.push({ text: JSON.stringify(record), resolve, reject });
+      if (this.#batch.length === 1) setImmediate(() => this.#flush());
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#batch;
+    this.#batch = [];
+    try {
+      await this.#redis.eval(
+        APPEND,
+        1,
+        this.#keys.deliveries,
+        String(this.#maxRecords),
+        ...batch.map((r) => r.text),
+      );
+      for (const r of batch) r.resolve();
+    } catch (err) {
+      for (const r of batch) r.reject(err);
+    }
   }
 
   /** The newest records, newest first. */
@@ -96,12 +141,23 @@ export class DeliveryLog {
   /** Disables an endpoint (a 410 Gone); the first reason is kept. */
   async disable(endpoint: DisabledEndpoint): Promise<void> {
     await this.#redis.hsetnx(this.#keys.disabledEndpoints, endpoint.id, JSON.stringify(endpoint));
+    this.#disabled = undefined;
   }
 
-  /** Whether an endpoint is disabled, and why. */
+  /** Whether an endpoint is disabled, and why (as read at most `disabledFreshMs` ago). */
   async disabled(endpointId: string): Promise<DisabledEndpoint | undefined> {
-    const text = await this.#redis.hget(this.#keys.disabledEndpoints, endpointId);
-    return text === null ? undefined : (JSON.parse(text) as DisabledEndpoint);
+    const now = this.#monotonic();
+    let cached = this.#disabled;
+    if (!cached || now - cached.at >= this.#disabledFreshMs || now < cached.at) {
+      const read = this.disabledEndpoints().then((all) => new Map(all.map((e) => [e.id, e])));
+      cached = { at: now, read };
+      this.#disabled = cached;
+      // A failed read is not kept: the next call asks again.
+      read.catch(() => {
+        if (this.#disabled === cached) this.#disabled = undefined;
+      });
+    }
+    return (await cached.read).get(endpointId);
   }
 
   /** Every disabled endpoint. */
@@ -112,7 +168,9 @@ export class DeliveryLog {
 
   /** Re-enables an endpoint; resolves to whether it was disabled. */
   async enable(endpointId: string): Promise<boolean> {
-    return (await this.#redis.hdel(this.#keys.disabledEndpoints, endpointId)) > 0;
+    const removed = (await this.#redis.hdel(this.#keys.disabledEndpoints, endpointId)) > 0;
+    this.#disabled = undefined;
+    return removed;
   }
 }
 

@@ -71,6 +71,17 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/**
+ * KEYS: the orders' sets, one per notification. ARGV: retention ms, then each
+ * notification's sequence and id. NX: a notification enqueued again keeps its place.
+ */
+const PENDING = `
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, 'NX', ARGV[2 * i], ARGV[2 * i + 1])
+  redis.call('PEXPIRE', key, ARGV[1])
+end
+return #KEYS`;
+
 /** The order a notification belongs to: a hash of its rule, flight and channel. */
 export function orderOf(notification: Notification): string {
   return createHash("sha256")
@@ -95,20 +106,17 @@ export class DeliveryOrder {
     this.#retentionMs = retentionMs;
   }
 
-  /** Notes notifications as waiting for delivery, before they are enqueued. */
+  /** Notes notifications as waiting for delivery, before they are enqueued (one command for all). */
   async pending(notifications: readonly Notification[]): Promise<void> {
-    // Stryker disable next-line ConditionalExpression: "false": a shortcut; an empty pipeline does nothing either ("true" is killed)
+    // Stryker disable next-line ConditionalExpression: "false": a shortcut; a script over no keys does nothing either ("true" is killed)
     if (notifications.length === 0) return;
-    const tx = this.#redis.pipeline();
+    const keys: string[] = [];
+    const args: string[] = [String(this.#retentionMs)];
     for (const n of notifications) {
-      const key = this.#keys.deliveryOrder(orderOf(n));
-      // NX: a notification enqueued again keeps its place.
-      tx.zadd(key, "NX", sequenceOf(n), n.id);
-      tx.pexpire(key, this.#retentionMs);
+      keys.push(this.#keys.deliveryOrder(orderOf(n)));
+      args.push(String(sequenceOf(n)), n.id);
     }
-    const results = await tx.exec();
-    const failed = results?.find(([err]) => err !== null);
-    if (failed?.[0]) throw failed[0];
+    await this.#redis.eval(PENDING, keys.length, ...keys, ...args);
   }
 
   /** Tries to take the turn to send; see OrderTurn. */

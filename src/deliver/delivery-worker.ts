@@ -12,7 +12,9 @@
  * the same notification id — a repeat the receiver can recognise. A worker that is
  * alive but was taken for dead (its lock renewals late: a stalled event loop, a long
  * pace wait under load) checks and renews its lock just before the send, and leaves
- * the job to the worker that has it when the lock is gone.
+ * the job to the worker that has it when the lock is gone. A send that did not wait
+ * and comes within a quarter of the lock's duration of taking the job (no pace wait,
+ * no stall: the common case) cannot have lost it, and skips the check.
  */
 import { DelayedError, Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -185,6 +187,7 @@ export class DeliveryWorkers {
     job: Job<DeliveryJob>,
     token: string | undefined,
   ): Promise<unknown> {
+    const startedAt = performance.now();
     const attempt = job.attemptsMade + 1;
     // One at a time per (rule, flight, channel), oldest first (BullMQ's own workers always
     // pass a token; without one there is no lock, and no turn to wait for).
@@ -211,7 +214,7 @@ export class DeliveryWorkers {
     const cameBack = this.#sent.has(notification.id) && job.attemptsStarted > 1;
     const outcome: SendOutcome = cameBack
       ? { status: "delivered" }
-      : await this.#attempt(sender, job, attempt, token);
+      : await this.#attempt(sender, job, attempt, token, startedAt);
     if (outcome.status === "delivered") this.#remember(notification.id);
     if (outcome.status === "abandoned") {
       this.#options.onAbandoned?.(job.data, attempt);
@@ -353,6 +356,7 @@ export class DeliveryWorkers {
     job: Job<DeliveryJob>,
     attempt: number,
     token: string | undefined,
+    startedAt: number,
   ): Promise<SendOutcome> {
     const { notification } = job.data;
     const rule = this.#options.rules().get(notification.ruleId);
@@ -384,7 +388,7 @@ export class DeliveryWorkers {
       now: this.#now,
       attempt,
       ...(job.data.recipients ? { recipients: job.data.recipients } : {}),
-      stillMine: () => this.#stillMine(job, token),
+      stillMine: (waited) => this.#stillMine(job, token, waited ? undefined : startedAt),
     });
     crashPoint("deliver.after-send");
     if (endpoint && outcome.status === "failed" && outcome.disableEndpoint) {
@@ -403,10 +407,28 @@ export class DeliveryWorkers {
    * Whether this worker still holds the job's lock, renewing it if so (BullMQ's
    * extendLock answers 1 only to the token that holds it). A check that fails is a
    * "no": the job is then sent after its lock expires, by whichever worker takes it.
+   * Without a wait (`startedAt` given), within a quarter of the lock's duration of
+   * taking the job — by the monotonic clock since this attempt began and by the wall
+   * clock since BullMQ took the job (a stall before the attempt began) — the lock
+   * cannot have run out: yes, without asking.
    */
-  async #stillMine(job: Job<DeliveryJob>, token: string | undefined): Promise<boolean> {
+  async #stillMine(
+    job: Job<DeliveryJob>,
+    token: string | undefined,
+    startedAt: number | undefined,
+  ): Promise<boolean> {
     // BullMQ's own workers always pass a token; without one there is no lock to lose.
     if (token === undefined) return true;
+    const quarter = this.#lockDurationMs / 4;
+    const sinceTaken = Date.now() - (job.processedOn ?? Number.NEGATIVE_INFINITY);
+    if (
+      startedAt !== undefined &&
+      performance.now() - startedAt < quarter &&
+      sinceTaken >= 0 &&
+      sinceTaken < quarter
+    ) {
+      return true;
+    }
     try {
       return (await job.extendLock(token, this.#lockDurationMs)) === 1;
     } catch (err) {

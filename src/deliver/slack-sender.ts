@@ -106,7 +106,7 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
       }
     }
     // The wait may have outlived this worker's lock: the job may be another's by now.
-    if (!(await stillMine(context))) return { status: "abandoned" };
+    if (!(await stillMine(context, slot.waitMs > 0))) return { status: "abandoned" };
     const result = await postJson(
       channel.url,
       body,

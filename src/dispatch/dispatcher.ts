@@ -4,10 +4,13 @@
  * the pure decisions of alert-decision.ts, with their memory kept in Redis by the
  * AlertStore. Groups that wait (`group_wait`, held flaps) are flushed when due.
  *
- * Each outbox entry is decided and acknowledged in one transaction, so a crash at any
- * point neither loses a match nor writes an alert twice; decisions ignore an event
- * they already took, so an entry decided again after a lost acknowledgement adds
- * nothing.
+ * Each batch of outbox entries (what one read returns, up to a hundred) is decided
+ * and acknowledged in one transaction — the entries one after the other, each seeing
+ * the state the ones before it left, as if each had a transaction of its own — so a
+ * crash at any point neither loses a match nor writes an alert twice; decisions
+ * ignore an event they already took, so an entry decided again after a lost
+ * acknowledgement adds nothing. Groups that fell due are flushed a batch to a
+ * transaction too.
  *
  * Catching up after downtime: a group that fell due while the daemon was down was
  * never sent, and the changes made meanwhile are not known until detection has polled
@@ -27,7 +30,7 @@ import { crashPoint } from "../crash-point.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
-import type { AlertStore, AlertTarget, AlertUpdate } from "../store/alert-store.js";
+import type { AlertStore, AlertTarget, TargetUpdate } from "../store/alert-store.js";
 import type { PollStatus } from "../store/detection-store.js";
 import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";
 import type { Alert } from "./alert.js";
@@ -35,7 +38,6 @@ import {
   type AlertState,
   admitMatches,
   type CatchUp,
-  type Decision,
   flushDue,
 } from "./alert-decision.js";
 
@@ -48,7 +50,7 @@ export interface DispatcherOptions {
   consumer: OutboxConsumer;
   /** State and alerts (a connection of its own). */
   store: AlertStore<AlertState>;
-  /** The live rule set; called for every entry, so a reload takes effect at once. */
+  /** The live rule set; called for every batch, so a reload takes effect at once. */
   rules: () => RuleSet;
   /** Airport clock, epoch ms. */
   now: () => number;
@@ -88,9 +90,9 @@ export class Dispatcher {
     try {
       const entries = await this.#options.consumer.read();
       read = entries.length;
-      for (const entry of entries) alerts.push(...(await this.admit(entry)));
+      alerts.push(...(await this.admit(entries)));
     } catch (err) {
-      // The rest of the batch is still pending: take it before anything newer.
+      // The batch is still pending: take it before anything newer.
       this.#options.consumer.rewind();
       throw err;
     }
@@ -108,47 +110,70 @@ export class Dispatcher {
     return alerts;
   }
 
-  /** Matches one outbox entry and commits the decisions with the entry's acknowledgement. */
-  async admit(entry: OutboxEntry): Promise<Alert[]> {
+  /**
+   * Matches outbox entries and commits the decisions with the entries'
+   * acknowledgement, in one transaction: each (rule, flight) decides the matches of the
+   * entries in their order, from the state the entry before left.
+   */
+  async admit(entries: readonly OutboxEntry[]): Promise<readonly Alert[]> {
+    if (entries.length === 0) return [];
     const { consumer, store } = this.#options;
     const now = this.#options.now();
     const catchUp = this.#catchUp;
     const ruleSet = this.#options.rules();
-    const groups = groupByTarget(ruleSet.match(entry.value, now));
+    const batches = entries.map((entry) => groupByTarget(ruleSet.match(entry.value, now)));
+    const targets = new Targets();
+    for (const groups of batches) for (const g of groups) targets.add(g.target);
     crashPoint("dispatch.before-commit");
     const alerts = await store.transact(
-      groups.map((g) => g.target),
-      (states) =>
-        groups.map((g, i) => toUpdate(admitMatches(states[i], g.rule, g.matches, now, catchUp))),
-      { stream: consumer.stream, group: consumer.group, entryId: entry.entryId },
+      targets.list,
+      (states) => {
+        const updates = states.map((state): TargetUpdate<AlertState> => ({ state }));
+        const decided: Alert[] = [];
+        for (const groups of batches) {
+          for (const g of groups) {
+            const update = updates[targets.indexOf(g.target)] as TargetUpdate<AlertState>;
+            const decision = admitMatches(update.state, g.rule, g.matches, now, catchUp);
+            update.state = decision.state;
+            update.dueAt = decision.dueAt;
+            decided.push(...decision.alerts);
+          }
+        }
+        return { updates, alerts: decided };
+      },
+      { stream: consumer.stream, group: consumer.group, entryIds: entries.map((e) => e.entryId) },
     );
     crashPoint("dispatch.after-commit");
     return alerts;
   }
 
   /**
-   * Flushes every (rule, flight) whose group or held change is due by now; while catching
-   * up, only those due before detection's last look (the others wait for its end).
+   * Flushes every (rule, flight) whose group or held change is due by now, a batch at
+   * a time; while catching up, only those due before detection's last look (the others
+   * wait for its end).
    */
-  async flushDue(): Promise<Alert[]> {
+  async flushDue(): Promise<readonly Alert[]> {
     const { store } = this.#options;
     const now = this.#options.now();
     const catchUp = this.#catchUp;
     const until = Math.min(now, catchUp?.seenUntil ?? now);
     if (until === Number.NEGATIVE_INFINITY) return [];
     const due = await store.due(until, this.#options.flushBatch ?? 100);
-    const alerts: Alert[] = [];
-    for (const target of due) {
-      crashPoint("dispatch.before-flush-commit");
-      const rule = this.#options.rules().get(target.ruleId);
-      alerts.push(
-        ...(await store.transact([target], ([state]) => [
-          // A rule removed by a reload takes its waiting groups with it.
-          rule ? toUpdate(flushDue(state, rule, now, catchUp)) : { state: undefined, alerts: [] },
-        ])),
-      );
-    }
-    return alerts;
+    if (due.length === 0) return [];
+    const ruleSet = this.#options.rules();
+    crashPoint("dispatch.before-flush-commit");
+    return store.transact(due, (states) => {
+      const alerts: Alert[] = [];
+      const updates = due.map((target, i): TargetUpdate<AlertState> => {
+        const rule = ruleSet.get(target.ruleId);
+        // A rule removed by a reload takes its waiting groups with it.
+        if (!rule) return { state: undefined };
+        const decision = flushDue(states[i], rule, now, catchUp);
+        alerts.push(...decision.alerts);
+        return { state: decision.state, dueAt: decision.dueAt };
+      });
+      return { updates, alerts };
+    });
   }
 
   /**
@@ -189,10 +214,10 @@ export interface MatchGroup {
 export function groupByTarget(matches: readonly RuleMatch[]): MatchGroup[] {
   const byKey = new Map<string, MatchGroup>();
   for (const match of matches) {
-    const key = `${match.rule.id} ${match.event.flight.key}`;
+    const target = { ruleId: match.rule.id, flightKey: match.event.flight.key };
+    const key = targetKey(target);
     let group = byKey.get(key);
     if (!group) {
-      const target = { ruleId: match.rule.id, flightKey: match.event.flight.key };
       group = { target, rule: match.rule, matches: [] };
       byKey.set(key, group);
     }
@@ -201,8 +226,21 @@ export function groupByTarget(matches: readonly RuleMatch[]): MatchGroup[] {
   return [...byKey.values()];
 }
 
-const toUpdate = (decision: Decision): AlertUpdate<AlertState> => ({
-  state: decision.state,
-  dueAt: decision.dueAt,
-  alerts: decision.alerts,
-});
+/** Distinct targets in first-seen order, with their positions. */
+class Targets {
+  readonly list: AlertTarget[] = [];
+  readonly #index = new Map<string, number>();
+
+  add(target: AlertTarget): void {
+    const key = targetKey(target);
+    if (this.#index.has(key)) return;
+    this.#index.set(key, this.list.length);
+    this.list.push(target);
+  }
+
+  indexOf(target: AlertTarget): number {
+    return this.#index.get(targetKey(target)) as number;
+  }
+}
+
+const targetKey = (t: AlertTarget): string => `${t.ruleId} ${t.flightKey}`;

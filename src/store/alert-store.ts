@@ -3,12 +3,14 @@
  * (JSON, expiring days after its last change), the set of groups waiting for their
  * time, and the stream of decided alerts that delivery reads.
  *
- * Every decision is one optimistic transaction: WATCH the states involved, read them,
- * decide (a pure function, see src/dispatch/alert-decision.ts), then write the new
- * states, the due times, the alerts and — when the decision consumed an outbox entry —
- * that entry's acknowledgement in one MULTI/EXEC. A crash before EXEC leaves the entry
- * pending and nothing written, so it is decided again; a crash after leaves it
- * acknowledged with its alerts written once. Two dispatchers deciding about the same
+ * Decisions are made in optimistic transactions: WATCH the states involved, read them
+ * (one MGET), decide (pure functions, see src/dispatch/alert-decision.ts), then write
+ * the new states, the due times, the alerts and — when the decisions consumed outbox
+ * entries — those entries' acknowledgement in one MULTI/EXEC. One transaction takes a
+ * whole batch of entries (or of due groups): three round trips for a hundred entries,
+ * not for each. A crash before EXEC leaves the entries pending and nothing written, so
+ * they are decided again; a crash after leaves them acknowledged with their alerts
+ * written once. Two dispatchers deciding about the same
  * rule and flight at once cannot both commit: the loser re-reads and decides again.
  */
 import type { Redis } from "ioredis";
@@ -25,21 +27,27 @@ export interface AlertTarget {
   flightKey: string;
 }
 
-/** The outcome of deciding about one target. */
-export interface AlertUpdate<S> {
+/** What deciding leaves of one target. */
+export interface TargetUpdate<S> {
   /** State to keep; undefined deletes it. */
   state: S | undefined;
   /** When the target next needs a flush; undefined takes it off the due set. */
   dueAt?: number | undefined;
-  /** Alerts to append to the stream, in order. */
+}
+
+/** The outcome of one transaction's decisions. */
+export interface AlertDecisions<S> {
+  /** One per target, in the targets' order. */
+  updates: TargetUpdate<S>[];
+  /** Alerts to append to the stream, in the order they were decided. */
   alerts: readonly Alert[];
 }
 
-/** A stream entry to acknowledge in the same transaction as the decision it led to. */
+/** Stream entries to acknowledge in the same transaction as the decisions they led to. */
 export interface StreamAck {
   stream: string;
   group: string;
-  entryId: string;
+  entryIds: readonly string[];
 }
 
 /** Expiry of the dispatcher's memory and retention of the alerts stream. */
@@ -80,15 +88,15 @@ export class AlertStore<S> {
 
   /**
    * Reads the targets' states under WATCH, lets `decide` compute one update per
-   * target (same order), and commits them — with `ack`, when given — in one
-   * transaction, retrying from the read when another client changed a state
+   * target (same order) and the alerts, and commits them — with `ack`, when given — in
+   * one transaction, retrying from the read when another client changed a state
    * meanwhile. Resolves to the alerts committed.
    */
   transact(
     targets: readonly AlertTarget[],
-    decide: (states: Array<S | undefined>) => AlertUpdate<S>[],
+    decide: (states: Array<S | undefined>) => AlertDecisions<S>,
     ack?: StreamAck,
-  ): Promise<Alert[]> {
+  ): Promise<readonly Alert[]> {
     const run = this.#tail.then(() => this.#transact(targets, decide, ack));
     this.#tail = run.catch(() => undefined);
     return run;
@@ -96,42 +104,40 @@ export class AlertStore<S> {
 
   async #transact(
     targets: readonly AlertTarget[],
-    decide: (states: Array<S | undefined>) => AlertUpdate<S>[],
+    decide: (states: Array<S | undefined>) => AlertDecisions<S>,
     ack?: StreamAck,
-  ): Promise<Alert[]> {
+  ): Promise<readonly Alert[]> {
     const keys = targets.map((t) => this.#keys.alertState(t.ruleId, t.flightKey));
     for (let attempt = 1; ; attempt++) {
       if (keys.length > 0) await this.#redis.watch(...keys);
       const raw = keys.length > 0 ? await this.#redis.mget(...keys) : [];
-      let updates: AlertUpdate<S>[];
+      let decided: AlertDecisions<S>;
       try {
-        updates = decide(raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S))));
+        decided = decide(raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S))));
       } catch (err) {
         if (keys.length > 0) await this.#redis.unwatch();
         throw err;
       }
       const tx = this.#redis.multi();
-      const alerts: Alert[] = [];
       const minId = String(Math.max(0, Date.now() - this.#alertRetentionMs));
       targets.forEach((target, i) => {
-        const update = updates[i];
+        const update = decided.updates[i];
         if (!update) return;
         const key = keys[i] as string;
         if (update.state === undefined) tx.del(key);
         else tx.set(key, JSON.stringify(update.state), "PX", this.#stateTtlMs);
         if (update.dueAt === undefined) tx.zrem(this.#keys.alertsDue, dueMember(target));
         else tx.zadd(this.#keys.alertsDue, update.dueAt, dueMember(target));
-        for (const alert of update.alerts) {
-          tx.xadd(this.#keys.alerts, "MINID", "~", minId, "*", ALERT_FIELD, JSON.stringify(alert));
-          alerts.push(alert);
-        }
       });
-      if (ack) tx.xack(ack.stream, ack.group, ack.entryId);
+      for (const alert of decided.alerts) {
+        tx.xadd(this.#keys.alerts, "MINID", "~", minId, "*", ALERT_FIELD, JSON.stringify(alert));
+      }
+      if (ack && ack.entryIds.length > 0) tx.xack(ack.stream, ack.group, ...ack.entryIds);
       const result = await tx.exec();
       if (result !== null) {
         const failed = result.find(([err]) => err);
         if (failed?.[0]) throw failed[0];
-        return alerts;
+        return decided.alerts;
       }
       if (attempt >= MAX_ATTEMPTS) {
         throw new Error(`alert state kept changing under ${attempt} attempts to commit a decision`);

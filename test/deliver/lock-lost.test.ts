@@ -6,7 +6,8 @@
  * lost the way it is in production — its key expires, or another worker's token is in it.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Job } from "bullmq";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { readEmailSettings } from "../../src/config/email-settings.js";
 import { isLockLost } from "../../src/daemon/redis-trouble.js";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
@@ -148,6 +149,33 @@ describe("a worker that lost its job's lock", () => {
       expect(err.message).toMatch(/^could not renew lock for job /);
     }
     expect(errorsB).toEqual([]);
+  });
+
+  it("asks Redis about its lock only when the send waited or comes late: not right after taking the job", async () => {
+    const hooks = await rig.webhookReceiver();
+    const path = "/services/T0/B0/asked";
+    const r = ruleWith(hook(hooks.url), slackTo(rig.slack.url(path)));
+    const asked: string[] = [];
+    const original = Job.prototype.extendLock;
+    const spy = vi
+      .spyOn(Job.prototype, "extendLock")
+      .mockImplementation(function (this: Job, token: string, duration: number) {
+        asked.push(String((this.data as DeliveryJob).notification.type));
+        return original.call(this, token, duration);
+      });
+    try {
+      // A quarter of the lock (5 s) is far more than a send right after the take needs;
+      // the Slack job waits for its pace slot (a second), so it asks all the same.
+      await rig.start([r], undefined, { lockDurationMs: 20_000, stalledIntervalMs: 5_000 });
+      await holdSlots(rig.slack.url(path), 1_000);
+      await rig.queues.enqueue(jobsOf(alert("a1"), r));
+      await rig.settled(2, 20_000);
+      expect(hooks.deliveries).toHaveLength(1);
+      expect(rig.slack.messages(path)).toHaveLength(1);
+      expect(asked).toEqual(["slack"]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("still sends after a pace wait when the lock is its own, once", async () => {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import type { Alert } from "../../src/dispatch/alert.js";
 import type { AlertState } from "../../src/dispatch/alert-decision.js";
@@ -102,12 +102,104 @@ describe("Dispatcher on a real Redis", () => {
     await commit([gate("D5", "D7", 1)]);
     const [entry] = await consumer.read();
     if (!entry) throw new Error("no entry");
-    const first = await dispatcher.admit(entry);
+    const first = await dispatcher.admit([entry]);
     // The same entry again, as a restarted dispatcher would read it had the ack not landed.
-    const again = await dispatcher.admit(entry);
+    const again = await dispatcher.admit([entry]);
     expect(first).toHaveLength(1);
     expect(again).toEqual([]);
     expect(await store.readAlerts()).toHaveLength(1);
+  });
+
+  it("decides a batch of entries in one transaction, exactly as one entry at a time would", async () => {
+    // Every kind of memory a decision keeps: plain, group_wait, cool-down, both flap actions.
+    build([
+      rule("plain", { changes: ["gate"] }),
+      { ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 60_000 },
+      { ...rule("cool", { changes: ["gate"] }), coolDownMs: 60_000 },
+      { ...rule("suppress", { changes: ["gate"] }), flapping: { windowMs: 60_000, action: "suppress" } },
+      { ...rule("correct", { changes: ["gate"] }), flapping: { windowMs: 60_000, action: "correct" } },
+    ]);
+    const moves: Array<[flight: string, from: string, to: string]> = [
+      ["KL1", "D1", "D2"],
+      ["KL2", "D5", "D6"],
+      ["KL1", "D2", "D1"],
+      ["KL3", "D7", "D8"],
+      ["KL1", "D1", "D3"],
+      ["KL3", "D8", "D9"],
+      ["KL1", "D3", "D1"],
+      ["KL2", "D6", "D5"],
+    ];
+    const events = moves.map(([flight, from, to], i) => {
+      const event = changeEvent({
+        id: `m${i}`,
+        old: from,
+        new: to,
+        current: { gate: to, pier: "D" },
+        flight: { key: `D:2026-11-21:${flight}`, id: flight, mainFlight: flight, flightNames: [flight] },
+      });
+      event.version = i + 1;
+      return event;
+    });
+    // Each move its own outbox entry, as successive polls would write them.
+    for (const event of events) await commit([event]);
+
+    // One at a time, on a prefix of its own: a reader of one entry per read.
+    const single = await testRedis("dispatcher-single");
+    try {
+      const singleKeys = redisKeys(single.prefix);
+      for (const event of events) {
+        for (const text of encodeOutboxEntries([event])) {
+          await single.redis.xadd(singleKeys.outbox, "*", OUTBOX_FIELD, text);
+        }
+      }
+      const oneConsumer = new OutboxConsumer({
+        redis: single.redis.duplicate(),
+        keys: singleKeys,
+        group: DISPATCH_GROUP,
+        consumer: "c1",
+        blockMs: 10,
+        count: 1,
+      });
+      await oneConsumer.ensureGroup(true);
+      const oneStore = new AlertStore<AlertState>(single.redis.duplicate(), singleKeys);
+      const oneAtATime = new Dispatcher({
+        consumer: oneConsumer,
+        store: oneStore,
+        rules: () => rules,
+        now: () => now,
+      });
+      const summary = (alerts: readonly Alert[]) =>
+        alerts.map((a) => [
+          a.ruleId,
+          a.flight.mainFlight,
+          a.sequence,
+          a.changes.map((c) => `${String(c.old)}→${String(c.new)}`).join(" "),
+        ]);
+      const expected: Alert[] = [];
+      for (let i = 0; i < events.length; i++) expected.push(...(await oneAtATime.step()));
+
+      const transact = vi.spyOn(store, "transact");
+      const batch = await dispatcher.step();
+      // One read, one transaction for the whole batch (nothing was due yet).
+      expect(transact).toHaveBeenCalledTimes(1);
+      expect(summary(batch)).toEqual(summary(expected));
+      expect(batch.length).toBeGreaterThan(8);
+      const pending = (await t.redis.xpending(keys.outbox, DISPATCH_GROUP)) as [number];
+      expect(pending[0]).toBe(0);
+
+      // What they remember is the same too: the flushes a minute later agree.
+      now += 61_000;
+      const flushedOne = await oneAtATime.step();
+      transact.mockClear();
+      const flushedBatch = await dispatcher.step();
+      expect(transact).toHaveBeenCalledTimes(1);
+      expect(summary(flushedBatch)).toEqual(summary(flushedOne));
+      expect(flushedBatch.length).toBeGreaterThan(1);
+      expect(await single.redis.zcard(singleKeys.alertsDue)).toBe(0);
+      expect(await t.redis.zcard(keys.alertsDue)).toBe(0);
+    } finally {
+      await single.cleanup();
+    }
   });
 
   it("uses the rule set in force at each entry: a reload applies at once", async () => {
@@ -302,7 +394,7 @@ describe("Dispatcher on a real Redis", () => {
       expect(taken).toHaveLength(1);
       alerts.push(...(await one.dispatcher.step()));
       expect(alerts).toEqual([]);
-      for (const entry of taken) alerts.push(...(await two.dispatcher.admit(entry)));
+      alerts.push(...(await two.dispatcher.admit(taken)));
       now += 10_000;
       alerts.push(...(await one.dispatcher.step()), ...(await two.dispatcher.step()));
       expect(moves(alerts)).toEqual([["D1→D3"]]);

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Alert } from "../../src/dispatch/alert.js";
-import { AlertStore, type AlertUpdate } from "../../src/store/alert-store.js";
+import { type AlertDecisions, AlertStore } from "../../src/store/alert-store.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
 
@@ -40,8 +40,11 @@ describe("AlertStore on a real Redis", () => {
     await t.redis.xreadgroup("GROUP", "dispatch", "c", "STREAMS", keys.outbox, ">");
     const alerts = await store.transact(
       [target],
-      ([state]) => [{ state: { n: (state?.n ?? 0) + 1 }, dueAt: 5000, alerts: [alert("a1")] }],
-      { stream: keys.outbox, group: "dispatch", entryId: entryId as string },
+      ([state]) => ({
+        updates: [{ state: { n: (state?.n ?? 0) + 1 }, dueAt: 5000 }],
+        alerts: [alert("a1")],
+      }),
+      { stream: keys.outbox, group: "dispatch", entryIds: [entryId as string] },
     );
     expect(alerts.map((a) => a.id)).toEqual(["a1"]);
     expect(
@@ -57,8 +60,8 @@ describe("AlertStore on a real Redis", () => {
   });
 
   it("deletes the state and takes the target off the due set when told", async () => {
-    await store.transact([target], () => [{ state: { n: 1 }, dueAt: 10, alerts: [] }]);
-    await store.transact([target], () => [{ state: undefined, alerts: [] }]);
+    await store.transact([target], () => ({ updates: [{ state: { n: 1 }, dueAt: 10 }], alerts: [] }));
+    await store.transact([target], () => ({ updates: [{ state: undefined }], alerts: [] }));
     expect(await t.redis.exists(keys.alertState("r", target.flightKey))).toBe(0);
     expect(await store.due(Number.MAX_SAFE_INTEGER)).toEqual([]);
     expect(await store.nextDueAt()).toBeUndefined();
@@ -71,9 +74,13 @@ describe("AlertStore on a real Redis", () => {
     try {
       const second = new AlertStore<Counter>(other, keys);
       const bump = (s: AlertStore<Counter>) =>
-        s.transact([target], ([state]): AlertUpdate<Counter>[] => [
-          { state: { n: (state?.n ?? 0) + 1 }, alerts: [] },
-        ]);
+        s.transact(
+          [target],
+          ([state]): AlertDecisions<Counter> => ({
+            updates: [{ state: { n: (state?.n ?? 0) + 1 } }],
+            alerts: [],
+          }),
+        );
       await Promise.all(
         Array.from({ length: 20 }, async () => {
           await Promise.all([bump(store), bump(second)]);
@@ -96,7 +103,10 @@ describe("AlertStore on a real Redis", () => {
     ).rejects.toThrow("boom");
     expect(await t.redis.exists(keys.alertState("r", target.flightKey))).toBe(0);
     // The connection is usable afterwards (no WATCH left behind to fail the next commit).
-    await store.transact([target], () => [{ state: { n: 1 }, alerts: [alert("a2")] }]);
+    await store.transact([target], () => ({
+      updates: [{ state: { n: 1 } }],
+      alerts: [alert("a2")],
+    }));
     expect((await store.readAlerts()).map((a) => a.id)).toEqual(["a2"]);
   });
 });

@@ -1,0 +1,360 @@
+/**
+ * Notifications at the speed of the wire (issue 21): webhook notifications per second
+ * through the real daemon (`flightwatch run`, a child process) polling a simulated
+ * airport over loopback HTTP, on a Redis of the benchmark's own (a `redis-server` it
+ * starts, so that the server's counters are the daemon's alone), delivering to 256
+ * signed webhook endpoints of a receiver in its own process. Beside it, in the same
+ * run, the wire's own rate: a plain undici client POSTing bodies of the same size,
+ * signed the same way, to the same receiver (bench/raw-post-child.ts).
+ *
+ * 1. A burst: 20,000 flights change gate at once (their codeshare records follow),
+ *    each taken by one rule and endpoint; timed from the change to the last arrival.
+ *    Figures: notifications/s, daemon CPU per notification (polls included), Redis
+ *    commands per notification (INFO commandstats: commands run inside scripts
+ *    count) and requests (top-level commands) and socket reads (≈ round trips) per
+ *    notification.
+ * 2. A sustained 500 changes/s for 10 s: change → received percentiles.
+ * 3. The same burst with the stages in two processes (`--role poller`, `--role worker`).
+ */
+import { cpus, loadavg } from "node:os";
+import { Redis } from "ioredis";
+import { findRedisServer, type PrivateRedis, startPrivateRedis } from "../src/daemon/private-redis.js";
+import { startSimulator } from "../src/simulator/http/start-simulator.js";
+import type { Benchmark, Headline } from "./benchmark.js";
+import { forkBenchChild } from "./bench-child.js";
+import {
+  type BenchAirport,
+  type DaemonChild,
+  benchDaemonEnv,
+  RECORDS_PER_10K_FLIGHTS,
+  startBenchAirport,
+  startDaemonChild,
+  writeRuleFiles,
+} from "./daemon-rig.js";
+import { applyAtRate, GateUpdates, quantile } from "./gate-updates.js";
+import type { RawPostReport, RawPostRequest } from "./raw-post-child.js";
+import { HOOK_SECRET } from "./support/run-child.js";
+import type { ReceiverReport, ReceiverRequest } from "./webhook-receiver-child.js";
+
+const ENDPOINTS = 256;
+const BURST = 20_000;
+const STEADY_RATE = 500;
+const STEADY_SECONDS = 10;
+/** Flights enough for the burst and the steady phase, each changed once per setup. */
+const RECORDS_PER_DAY = Math.ceil(RECORDS_PER_10K_FLIGHTS * 2.6);
+const PAGE_SIZE = 1_000;
+const WAIT_MS = 180_000;
+/** The daemon's webhook concurrency (the raw client keeps as many requests in flight). */
+const CONCURRENCY = 64;
+
+const fmt = (n: number): string => Math.round(n).toLocaleString("en");
+const gate = (seq: number): string => `QW${seq % ENDPOINTS}X-${seq}`;
+
+function rulesYaml(url: string): string {
+  const lines = ["rules:\n"];
+  for (let k = 0; k < ENDPOINTS; k++) {
+    lines.push(
+      `  - id: hook-${k}\n    flights: { gate: "QW${k}X*" }\n    changes: [gate]\n` +
+        `    channels: [{ type: webhook, url: "${url}/e${k}", secret: "\${RULE_HOOK_SECRET}", format: json }]\n`,
+    );
+  }
+  return lines.join("");
+}
+
+/** What Redis has done so far: commands (scripts' included), requests, socket reads, CPU ms. */
+interface RedisCounters {
+  commands: number;
+  reads: number;
+  cpuMs: number;
+  /** Calls by command name. */
+  byName: Map<string, number>;
+}
+
+async function redisCounters(redis: Redis): Promise<RedisCounters> {
+  const text = await redis.info("all");
+  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, "m").exec(text)?.[1] ?? 0);
+  let commands = 0;
+  const byName = new Map<string, number>();
+  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    commands += Number(match[2]);
+    byName.set(match[1] as string, Number(match[2]));
+  }
+  return {
+    commands,
+    byName,
+    reads: field("total_reads_processed"),
+    cpuMs: (field("used_cpu_user") + field("used_cpu_sys")) * 1000,
+  };
+}
+
+/** The receiver child, read into `updates`. */
+interface Receiver {
+  url: string;
+  /** Waits until `count` more ids were accepted; notes their arrivals; resolves to the report. */
+  collect(count: number): Promise<ReceiverReport>;
+  cpuMs(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function startReceiver(updates: GateUpdates): Promise<Receiver> {
+  const child = forkBenchChild("./webhook-receiver-child.ts", {
+    BENCH_WEBHOOK_SECRET: HOOK_SECRET,
+    BENCH_GATE_TOKENS: "1",
+  });
+  const { url } = (await child.hello) as { url: string };
+  let read = 0;
+  let accepted = 0;
+  const ask = (collect: number, from: number) =>
+    child.ask<ReceiverReport>({ collect, from, timeoutMs: WAIT_MS } satisfies ReceiverRequest);
+  return {
+    url: url.replace(/\/hook$/, ""),
+    async collect(count) {
+      const report = await ask(accepted + count, read);
+      read += report.ids.length;
+      accepted = report.accepted;
+      report.tokens?.forEach((seq, i) => {
+        updates.arrivedSeq(seq < 0 ? undefined : seq, report.receivedAt[i] as number);
+      });
+      return report;
+    },
+    cpuMs: async () => (await ask(0, Number.MAX_SAFE_INTEGER)).cpuMs,
+    async close() {
+      await child.ask({ close: true } satisfies ReceiverRequest).catch(() => undefined);
+      await child.exited;
+    },
+  };
+}
+
+/** Figures of one burst. */
+interface BurstFigures {
+  perSecond: number;
+  line: string;
+  cpuUs: number;
+  commands: number;
+  reads: number;
+}
+
+async function burst(
+  daemons: readonly DaemonChild[],
+  redis: Redis,
+  receiver: Receiver,
+  updates: GateUpdates,
+  flights: readonly string[],
+): Promise<BurstFigures> {
+  const cpu0 = daemons.reduce((n, d) => n + d.cpuMs(), 0);
+  const redis0 = await redisCounters(redis);
+  const receiverCpu0 = await receiver.cpuMs();
+  const profiling = process.env.CPU_PROFILE_DIR !== undefined;
+  if (profiling) for (const d of daemons) d.proc.child.kill("SIGUSR2");
+  const from = updates.next;
+  for (const flight of flights) updates.apply(flight, gate);
+  const to = updates.next - 1;
+  const t0 = updates.appliedAt(from);
+  const report = await receiver.collect(flights.length);
+  if (profiling) for (const d of daemons) d.proc.child.kill("SIGUSR2");
+  const fate = updates.fate(from, to);
+  const last = updates.lastArrival(from, to);
+  const first = updates.firstArrival(from, to);
+  const cpuUs = ((daemons.reduce((n, d) => n + d.cpuMs(), 0) - cpu0) * 1000) / fate.delivered;
+  const redis1 = await redisCounters(redis);
+  const receiverUs = ((report.cpuMs - receiverCpu0) * 1000) / fate.delivered;
+  const per = (k: "commands" | "reads" | "cpuMs") => (redis1[k] - redis0[k]) / fate.delivered;
+  const top = [...redis1.byName]
+    .map(([name, calls]) => [name, (calls - (redis0.byName.get(name) ?? 0)) / fate.delivered] as const)
+    .filter(([, n]) => n >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n.toFixed(2)}`)
+    .join(", ");
+  const perSecond = fate.delivered / ((last - t0) / 1000);
+  const line =
+    `  burst ${fmt(flights.length)}: ${fmt(perSecond)} notifications/s end to end (${fmt(fate.delivered)} of ` +
+    `${fmt(flights.length)} in ${((last - t0) / 1000).toFixed(2)} s from the change to the last arrival; ` +
+    `first after ${fmt(first - t0)} ms; ${fate.missing} missing, ${updates.repeats} twice, ` +
+    `${report.unverified} bad signatures)\n` +
+    `    per notification: daemon CPU ${fmt(cpuUs)} µs (polls included), receiver ${fmt(receiverUs)} µs, ` +
+    `Redis ${fmt(per("cpuMs") * 1000)} µs; Redis commands ${per("commands").toFixed(1)} ` +
+    `(scripts' own included), socket reads ${per("reads").toFixed(2)} (≈ round trips)\n` +
+    `    commands per notification: ${top}`;
+  return { perSecond, line, cpuUs, commands: per("commands"), reads: per("reads") };
+}
+
+async function steady(
+  daemons: readonly DaemonChild[],
+  receiver: Receiver,
+  updates: GateUpdates,
+  flights: readonly string[],
+): Promise<{ p99: number; line: string }> {
+  const count = STEADY_RATE * STEADY_SECONDS;
+  const from = updates.next;
+  const cpu0 = daemons.reduce((n, d) => n + d.cpuMs(), 0);
+  await applyAtRate(STEADY_RATE, count, (i) => updates.apply(flights[i] as string, gate));
+  const to = updates.next - 1;
+  await receiver.collect(count);
+  const fate = updates.fate(from, to);
+  const cpuPct = (daemons.reduce((n, d) => n + d.cpuMs(), 0) - cpu0) / 10 / STEADY_SECONDS;
+  const q = (p: number) => fmt(quantile(fate.latencies, p));
+  const p99 = quantile(fate.latencies, 0.99);
+  return {
+    p99,
+    line:
+      `  steady ${STEADY_RATE}/s for ${STEADY_SECONDS} s: change → received p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, ` +
+      `p99 ${fmt(p99)} ms, max ${q(1)} ms (${fmt(fate.delivered)} of ${fmt(count)}, ${fate.missing} missing); ` +
+      `daemon CPU ${fmt(cpuPct)} % of a core`,
+  };
+}
+
+export const wireSpeedBenchmark: Benchmark = {
+  name: "wire-speed",
+  title: "Webhook notifications per second through the whole daemon",
+  async run() {
+    const binary = findRedisServer();
+    if (!binary) throw new Error("the throughput benchmark starts a redis-server of its own: none on PATH");
+    const privateRedis: PrivateRedis = await startPrivateRedis(binary);
+    const closers: Array<() => Promise<void>> = [async () => privateRedis.stop()];
+    const headlines: Headline[] = [];
+    try {
+      console.log(
+        `${cpus().length} CPUs, node ${process.version}, load average ${loadavg()[0]?.toFixed(2)} before; ` +
+          "the daemon, its own Redis, the receiver (its own process) and this process (the simulator) share the cores",
+      );
+      const airport: BenchAirport = await startBenchAirport(
+        "throughput",
+        RECORDS_PER_DAY,
+        7,
+        privateRedis.url,
+      );
+      closers.unshift(() => airport.close());
+      const wide = await startSimulator({
+        simulator: airport.sim.simulator,
+        live: false,
+        tokens: [airport.token],
+        pageSize: PAGE_SIZE,
+      });
+      closers.unshift(() => wide.close());
+      const updates = new GateUpdates(airport.sim);
+      const receiver = await startReceiver(updates);
+      closers.unshift(() => receiver.close());
+      await writeRuleFiles(airport, { "hooks.yaml": rulesYaml(receiver.url) });
+      const counters = new Redis(privateRedis.url);
+      closers.unshift(async () => counters.disconnect());
+      const env: Record<string, string> = { FLIGHT_API_BASE_URL: wide.baseUrl };
+      // CPU_PROFILE_DIR: the daemons profile each burst (bench/cpu-profile.mjs).
+      if (process.env.CPU_PROFILE_DIR !== undefined) {
+        const probe = new URL("./cpu-profile.mjs", import.meta.url).pathname;
+        env.NODE_OPTIONS = `${benchDaemonEnv(airport).NODE_OPTIONS} --import=${probe}`;
+      }
+      console.log(
+        `method: the simulator (${fmt(airport.sim.simulator.store.size)} records, ${PAGE_SIZE} a page) changes gates; ` +
+          `${ENDPOINTS} rules take gate QW<k>X-… to endpoint k (signed JSON webhooks); POLL_INTERVAL=1s, otherwise the defaults.`,
+      );
+
+      const operating = airport.operating;
+      const need = BURST + STEADY_RATE * STEADY_SECONDS;
+      if (operating.length < need) throw new Error(`${operating.length} flights, ${need} needed`);
+      const burstFlights = operating.slice(0, BURST);
+      const steadyFlights = operating.slice(BURST, need);
+
+      console.log("1 process (`flightwatch run`):");
+      const one = await startDaemonChild(airport, env);
+      let single: BurstFigures;
+      let steadyP99: number;
+      try {
+        single = await burst([one], counters, receiver, updates, burstFlights);
+        console.log(single.line);
+        const s = await steady([one], receiver, updates, steadyFlights);
+        steadyP99 = s.p99;
+        console.log(s.line);
+        console.log(`  daemon warnings and errors: ${one.problems()}`);
+      } finally {
+        await one.stop();
+      }
+      await airport.clearRedis();
+      // WIRE_SPEED_ONE=1: the one-process figures alone (while working on them).
+      if (process.env.WIRE_SPEED_ONE) return headlines;
+
+      console.log("2 processes (`flightwatch run --role poller`, `flightwatch run --role worker`):");
+      const poller = await startDaemonChild(airport, env, ["--role", "poller"]);
+      const worker = await startDaemonChild(airport, env, ["--role", "worker"]).catch(
+        async (err: unknown) => {
+          await poller.stop();
+          throw err;
+        },
+      );
+      let split: BurstFigures;
+      try {
+        split = await burst([poller, worker], counters, receiver, updates, burstFlights);
+        console.log(split.line);
+        console.log(`  daemon warnings and errors: ${poller.problems()}; ${worker.problems()}`);
+      } finally {
+        await Promise.all([poller.stop(), worker.stop()]);
+      }
+
+      const raw = forkBenchChild("./raw-post-child.ts");
+      await raw.hello;
+      const body = (await receiver.collect(0)).sampleBody ?? "{}";
+      const wire = await raw.ask<RawPostReport>({
+        url: `${receiver.url}/e0`,
+        secret: HOOK_SECRET,
+        body,
+        count: BURST,
+        concurrency: CONCURRENCY,
+      } satisfies RawPostRequest);
+      await receiver.collect(BURST);
+      raw.ask({ close: true }).catch(() => undefined);
+      await raw.exited;
+      console.log(
+        `the wire: plain undici, ${CONCURRENCY} in flight over ${CONCURRENCY} keep-alive connections, ` +
+          `${fmt(BURST)} signed POSTs of ${fmt(body.length)} bytes to the same receiver: ${fmt(wire.perSecond)}/s ` +
+          `(${wire.failed} refused; ${fmt(wire.cpuUsPerRequest)} µs client CPU per request)`,
+      );
+      const share = single.perSecond / wire.perSecond;
+      headlines.push(
+        {
+          figure: `webhook notifications/s through the whole daemon (1 process, ${ENDPOINTS} endpoints, burst of ${fmt(BURST)} changes)`,
+          value: `${fmt(single.perSecond)}/s`,
+          aim: "≥ 2,000/s",
+          met: single.perSecond >= 2_000,
+        },
+        {
+          figure: "the same, as a share of plain undici POSTs to the same receiver (same run)",
+          value: `${Math.round(share * 100)} % of ${fmt(wire.perSecond)}/s`,
+          aim: "≥ 40 %",
+          met: share >= 0.4,
+        },
+        {
+          figure: "daemon CPU per webhook notification (polls included)",
+          value: `${fmt(single.cpuUs)} µs`,
+          aim: "≤ 500 µs",
+          met: single.cpuUs <= 500,
+        },
+        {
+          figure: "Redis commands per notification (scripts' own included)",
+          value: single.commands.toFixed(1),
+          aim: "≤ 30",
+          met: single.commands <= 30,
+        },
+        {
+          figure: "Redis round trips per notification (socket reads)",
+          value: single.reads.toFixed(2),
+          aim: "≤ 6",
+          met: single.reads <= 6,
+        },
+        {
+          figure: "2 processes (poller + worker) vs 1",
+          value: `${(split.perSecond / single.perSecond).toFixed(2)}× (${fmt(split.perSecond)}/s)`,
+          aim: "≥ 1.5×",
+          met: split.perSecond >= 1.5 * single.perSecond,
+        },
+        {
+          figure: `change → webhook received p99 at ${STEADY_RATE} changes/s`,
+          value: `${fmt(steadyP99)} ms`,
+          aim: "≤ 5,000 ms",
+          met: steadyP99 <= 5_000,
+        },
+      );
+    } finally {
+      for (const close of closers) await close().catch(() => undefined);
+    }
+    return headlines;
+  },
+};
