@@ -115,6 +115,9 @@ export interface DaemonChild {
   stop(): Promise<void>;
 }
 
+/** The V8 flags the image's ENTRYPOINT runs the daemon with (Dockerfile). */
+export const DAEMON_NODE_FLAGS = "--max-semi-space-size=32";
+
 const HEAP_PROBE = fileURLToPath(new URL("./heap-probe.mjs", import.meta.url));
 
 /**
@@ -125,7 +128,9 @@ export function benchDaemonEnv(airport: BenchAirport): Record<string, string> {
   return {
     ...runEnv(airport),
     REDIS_URL: airport.redisUrl,
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${HEAP_PROBE}`.trim(),
+    // The young generation the image's ENTRYPOINT gives the daemon (Dockerfile).
+    NODE_OPTIONS:
+      `${process.env.NODE_OPTIONS ?? ""} ${DAEMON_NODE_FLAGS} --import=${HEAP_PROBE}`.trim(),
     POLL_INTERVAL: "1s",
     FLIGHT_API_MAX_ATTEMPTS: "4",
     FLIGHT_API_TIMEOUT: "30s",

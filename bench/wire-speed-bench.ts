@@ -18,14 +18,18 @@
  */
 import { cpus, loadavg } from "node:os";
 import { Redis } from "ioredis";
-import { findRedisServer, type PrivateRedis, startPrivateRedis } from "../src/daemon/private-redis.js";
+import {
+  findRedisServer,
+  type PrivateRedis,
+  startPrivateRedis,
+} from "../src/daemon/private-redis.js";
 import { startSimulator } from "../src/simulator/http/start-simulator.js";
-import type { Benchmark, Headline } from "./benchmark.js";
 import { forkBenchChild } from "./bench-child.js";
+import type { Benchmark, Headline } from "./benchmark.js";
 import {
   type BenchAirport,
-  type DaemonChild,
   benchDaemonEnv,
+  type DaemonChild,
   RECORDS_PER_10K_FLIGHTS,
   startBenchAirport,
   startDaemonChild,
@@ -72,7 +76,8 @@ interface RedisCounters {
 
 async function redisCounters(redis: Redis): Promise<RedisCounters> {
   const text = await redis.info("all");
-  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, "m").exec(text)?.[1] ?? 0);
+  const field = (name: string) =>
+    Number(new RegExp(`^${name}:([0-9.]+)`, "m").exec(text)?.[1] ?? 0);
   let commands = 0;
   const byName = new Map<string, number>();
   for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
@@ -160,7 +165,9 @@ async function burst(
   const receiverUs = ((report.cpuMs - receiverCpu0) * 1000) / fate.delivered;
   const per = (k: "commands" | "reads" | "cpuMs") => (redis1[k] - redis0[k]) / fate.delivered;
   const top = [...redis1.byName]
-    .map(([name, calls]) => [name, (calls - (redis0.byName.get(name) ?? 0)) / fate.delivered] as const)
+    .map(
+      ([name, calls]) => [name, (calls - (redis0.byName.get(name) ?? 0)) / fate.delivered] as const,
+    )
     .filter(([, n]) => n >= 0.05)
     .sort((a, b) => b[1] - a[1])
     .map(([name, n]) => `${name} ${n.toFixed(2)}`)
@@ -208,7 +215,8 @@ export const wireSpeedBenchmark: Benchmark = {
   title: "Webhook notifications per second through the whole daemon",
   async run() {
     const binary = findRedisServer();
-    if (!binary) throw new Error("the throughput benchmark starts a redis-server of its own: none on PATH");
+    if (!binary)
+      throw new Error("the throughput benchmark starts a redis-server of its own: none on PATH");
     const privateRedis: PrivateRedis = await startPrivateRedis(binary);
     const closers: Array<() => Promise<void>> = [async () => privateRedis.stop()];
     const headlines: Headline[] = [];
@@ -237,7 +245,10 @@ export const wireSpeedBenchmark: Benchmark = {
       await writeRuleFiles(airport, { "hooks.yaml": rulesYaml(receiver.url) });
       const counters = new Redis(privateRedis.url);
       closers.unshift(async () => counters.disconnect());
-      const env: Record<string, string> = { FLIGHT_API_BASE_URL: wide.baseUrl };
+      const env: Record<string, string> = {
+        FLIGHT_API_BASE_URL: wide.baseUrl,
+        LOG_LEVEL: process.env.WS_LOG ?? "info",
+      };
       // CPU_PROFILE_DIR: the daemons profile each burst (bench/cpu-profile.mjs).
       if (process.env.CPU_PROFILE_DIR !== undefined) {
         const probe = new URL("./cpu-profile.mjs", import.meta.url).pathname;
@@ -272,7 +283,9 @@ export const wireSpeedBenchmark: Benchmark = {
       // WIRE_SPEED_ONE=1: the one-process figures alone (while working on them).
       if (process.env.WIRE_SPEED_ONE) return headlines;
 
-      console.log("2 processes (`flightwatch run --role poller`, `flightwatch run --role worker`):");
+      console.log(
+        "2 processes (`flightwatch run --role poller`, `flightwatch run --role worker`):",
+      );
       const poller = await startDaemonChild(airport, env, ["--role", "poller"]);
       const worker = await startDaemonChild(airport, env, ["--role", "worker"]).catch(
         async (err: unknown) => {

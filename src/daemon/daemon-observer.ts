@@ -1,18 +1,27 @@
 /**
  * How the daemon hears its pipeline: every report becomes a metric, a log line an
  * operator can act on, and the stage health that /healthz reads.
+ *
+ * Each decided alert and each delivery is an info line — up to ROUTINE_LINES_PER_SECOND
+ * of each kind a second; beyond that (a burst: thousands a second) the rest are logged
+ * at debug, and the next info line says how many were. Problems (retries, dead
+ * letters) are always logged; the metrics count everything.
  */
 import { describeRecord } from "../deliver/delivery-log.js";
 import { describePoll, lagGrew } from "../detect/describe-poll.js";
 import type { PollReport } from "../detect/detector.js";
 import type { PollProgress } from "../detect/poll-progress.js";
 import { ErrorCode, FlightwatchError } from "../errors.js";
+import { LogThrottle } from "../log/log-throttle.js";
 import type { Logger } from "../log/logger.js";
 import type { FlightwatchMetrics } from "../ops/flightwatch-metrics.js";
 import type { PipelineObserver } from "../pipeline/observer.js";
 import type { MalformedRecordLog } from "./malformed-record-log.js";
 import type { RedisTroubleLog } from "./redis-trouble.js";
 import type { StageHealth } from "./stage-health.js";
+
+/** Info lines a second about decided alerts, and about deliveries; the rest go to debug. */
+export const ROUTINE_LINES_PER_SECOND = 20;
 
 /** What the daemon's observer writes to. */
 export interface DaemonObserverParts {
@@ -26,12 +35,47 @@ export interface DaemonObserverParts {
   quietAlerts?: boolean;
   /** A consumer group was created again: look at what else Redis lost. */
   checkState: () => void;
+  /** Monotonic clock, ms (default performance.now): the routine lines' budget. */
+  monotonic?: () => number;
+}
+
+/**
+ * Logs a routine line (an alert decided, a notification delivered) at `level` while
+ * the second's budget lasts, else at debug; the next line within budget says how many
+ * went to debug.
+ */
+function routineLog(log: Logger, level: "info" | "debug", monotonic?: () => number) {
+  if (level === "debug") {
+    return (fields: Record<string, unknown>, msg: string) => log.debug(fields, msg);
+  }
+  const throttle = new LogThrottle({
+    limit: ROUTINE_LINES_PER_SECOND,
+    windowMs: 1_000,
+    ...(monotonic ? { now: monotonic } : {}),
+  });
+  return (fields: Record<string, unknown>, msg: string) => {
+    const admitted = throttle.admit();
+    if (!admitted.write) {
+      log.debug(fields, msg);
+      return;
+    }
+    if (admitted.suppressed === 0) {
+      log.info(fields, msg);
+      return;
+    }
+    log.info(
+      { ...fields, loggedAtDebug: admitted.suppressed },
+      `${msg} (${admitted.suppressed} more like it since the last line went to the debug level)`,
+    );
+  };
 }
 
 /** The observer of `run`: metrics, logs and stage health. */
 export function daemonObserver(parts: DaemonObserverParts): PipelineObserver {
   const { log, metrics, stages, trouble } = parts;
   const quiet = parts.quietAlerts ? "debug" : "info";
+  const alertLine = routineLog(log, quiet, parts.monotonic);
+  const deliveryLine = routineLog(log, quiet, parts.monotonic);
   let polled = 0;
   return {
     polled(report) {
@@ -51,7 +95,7 @@ export function daemonObserver(parts: DaemonObserverParts): PipelineObserver {
     decided(alerts) {
       for (const alert of alerts) {
         metrics.alert(alert);
-        log[quiet](
+        alertLine(
           {
             alertId: alert.id,
             ruleId: alert.ruleId,
@@ -76,7 +120,7 @@ export function daemonObserver(parts: DaemonObserverParts): PipelineObserver {
         ...(record.reason ? { reason: record.reason } : {}),
       };
       if (record.result === "delivered" || record.result === "superseded") {
-        log[quiet](fields, describeRecord(record));
+        deliveryLine(fields, describeRecord(record));
       } else if (record.result === "retrying") log.warn(fields, describeRecord(record));
       else log.error(fields, describeRecord(record));
     },

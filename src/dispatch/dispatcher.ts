@@ -34,12 +34,7 @@ import type { AlertStore, AlertTarget, TargetUpdate } from "../store/alert-store
 import type { PollStatus } from "../store/detection-store.js";
 import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";
 import type { Alert } from "./alert.js";
-import {
-  type AlertState,
-  admitMatches,
-  type CatchUp,
-  flushDue,
-} from "./alert-decision.js";
+import { type AlertState, admitMatches, type CatchUp, flushDue } from "./alert-decision.js";
 
 /** Default consumer group of the dispatcher on the outbox. */
 export const DISPATCH_GROUP = "dispatch";

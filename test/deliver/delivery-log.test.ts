@@ -4,7 +4,7 @@
  * read at most once a freshness interval, this process's own changes seen at once.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type DeliveryRecord, DeliveryLog } from "../../src/deliver/delivery-log.js";
+import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
 

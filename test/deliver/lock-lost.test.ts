@@ -157,12 +157,14 @@ describe("a worker that lost its job's lock", () => {
     const r = ruleWith(hook(hooks.url), slackTo(rig.slack.url(path)));
     const asked: string[] = [];
     const original = Job.prototype.extendLock;
-    const spy = vi
-      .spyOn(Job.prototype, "extendLock")
-      .mockImplementation(function (this: Job, token: string, duration: number) {
-        asked.push(String((this.data as DeliveryJob).notification.type));
-        return original.call(this, token, duration);
-      });
+    const spy = vi.spyOn(Job.prototype, "extendLock").mockImplementation(function (
+      this: Job,
+      token: string,
+      duration: number,
+    ) {
+      asked.push(String((this.data as DeliveryJob).notification.type));
+      return original.call(this, token, duration);
+    });
     try {
       // A quarter of the lock (5 s) is far more than a send right after the take needs;
       // the Slack job waits for its pace slot (a second), so it asks all the same.

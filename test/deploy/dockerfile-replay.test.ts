@@ -76,7 +76,9 @@ describe("Dockerfile shape", () => {
       if (instruction.keyword === "RUN")
         expect(current, `RUN on line ${instruction.line}`).toBe("root");
     }
-    expect(lastOf(stage, "ENTRYPOINT")?.args).toBe('["node", "bin/flightwatch.js"]');
+    expect(lastOf(stage, "ENTRYPOINT")?.args).toBe(
+      '["node", "--max-semi-space-size=32", "bin/flightwatch.js"]',
+    );
     expect(lastOf(stage, "CMD")?.args).toBe('["run"]');
     expect(lastOf(stage, "STOPSIGNAL")?.args).toBe("SIGTERM");
     expect(lastOf(stage, "HEALTHCHECK")?.args).toMatch(/^CMD /);

@@ -116,8 +116,14 @@ describe("Dispatcher on a real Redis", () => {
       rule("plain", { changes: ["gate"] }),
       { ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 60_000 },
       { ...rule("cool", { changes: ["gate"] }), coolDownMs: 60_000 },
-      { ...rule("suppress", { changes: ["gate"] }), flapping: { windowMs: 60_000, action: "suppress" } },
-      { ...rule("correct", { changes: ["gate"] }), flapping: { windowMs: 60_000, action: "correct" } },
+      {
+        ...rule("suppress", { changes: ["gate"] }),
+        flapping: { windowMs: 60_000, action: "suppress" },
+      },
+      {
+        ...rule("correct", { changes: ["gate"] }),
+        flapping: { windowMs: 60_000, action: "correct" },
+      },
     ]);
     const moves: Array<[flight: string, from: string, to: string]> = [
       ["KL1", "D1", "D2"],
@@ -135,7 +141,12 @@ describe("Dispatcher on a real Redis", () => {
         old: from,
         new: to,
         current: { gate: to, pier: "D" },
-        flight: { key: `D:2026-11-21:${flight}`, id: flight, mainFlight: flight, flightNames: [flight] },
+        flight: {
+          key: `D:2026-11-21:${flight}`,
+          id: flight,
+          mainFlight: flight,
+          flightNames: [flight],
+        },
       });
       event.version = i + 1;
       return event;

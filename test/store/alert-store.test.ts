@@ -60,7 +60,10 @@ describe("AlertStore on a real Redis", () => {
   });
 
   it("deletes the state and takes the target off the due set when told", async () => {
-    await store.transact([target], () => ({ updates: [{ state: { n: 1 }, dueAt: 10 }], alerts: [] }));
+    await store.transact([target], () => ({
+      updates: [{ state: { n: 1 }, dueAt: 10 }],
+      alerts: [],
+    }));
     await store.transact([target], () => ({ updates: [{ state: undefined }], alerts: [] }));
     expect(await t.redis.exists(keys.alertState("r", target.flightKey))).toBe(0);
     expect(await store.due(Number.MAX_SAFE_INTEGER)).toEqual([]);
