@@ -4,6 +4,7 @@
  * (Dead letters themselves are the failed jobs of the delivery queues.)
  */
 import type { Redis } from "ioredis";
+import { CallBatch } from "../store/call-batch.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { fieldOf } from "../store/stream-consumer.js";
 import type { Endpoint } from "./endpoint.js";
@@ -60,12 +61,7 @@ for i = 2, #ARGV do
 end
 return #ARGV - 1`;
 
-/** Records waiting to be written together, with their callers. */
-interface PendingRecord {
-  text: string;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
+
 
 /** Options of the delivery log. */
 export interface DeliveryLogOptions {
@@ -92,7 +88,7 @@ export class DeliveryLog {
   readonly #maxRecords: number;
   readonly #disabledFreshMs: number;
   readonly #monotonic: () => number;
-  #batch: PendingRecord[] = [];
+  readonly #append: CallBatch<string, void>;
   /** The disabled endpoints as last read, and when (monotonic ms); shared by concurrent reads. */
   #disabled: { at: number; read: Promise<Map<string, DisabledEndpoint>> } | undefined;
 
@@ -102,31 +98,21 @@ export class DeliveryLog {
     this.#maxRecords = options.maxRecords ?? 10_000;
     this.#disabledFreshMs = options.disabledFreshMs ?? 1_000;
     this.#monotonic = options.monotonic ?? (() => performance.now());
-  }
-
-  /** Appends a record (the oldest beyond the cap are trimmed); resolves once it is written. */
-  record(record: DeliveryRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#batch.push({ text: JSON.stringify(record), resolve, reject });
-      if (this.#batch.length === 1) setImmediate(() => this.#flush());
-    });
-  }
-
-  async #flush(): Promise<void> {
-    const batch = this.#batch;
-    this.#batch = [];
-    try {
+    this.#append = new CallBatch<string, void>(async (texts) => {
       await this.#redis.eval(
         APPEND,
         1,
         this.#keys.deliveries,
         String(this.#maxRecords),
-        ...batch.map((r) => r.text),
+        ...texts,
       );
-      for (const r of batch) r.resolve();
-    } catch (err) {
-      for (const r of batch) r.reject(err);
-    }
+      return [];
+    });
+  }
+
+  /** Appends a record (the oldest beyond the cap are trimmed); resolves once it is written. */
+  async record(record: DeliveryRecord): Promise<void> {
+    await this.#append.call(JSON.stringify(record));
   }
 
   /** The newest records, newest first. */

@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
+import { CallBatch } from "../store/call-batch.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Notification } from "./notification.js";
 
@@ -31,40 +32,56 @@ export type OrderTurn =
 const DELIVERED = "~delivered";
 
 /**
- * KEYS: the order's set, its lock. ARGV: notification id, sequence, lock ms.
- * Returns {'go'}, {'busy'}, {'stale', delivered} or {'older', id…}.
+ * KEYS: each claim's order set and lock, in pairs. ARGV: each claim's notification id,
+ * sequence and lock ms. Claims are taken in order, as one EVAL each would be.
+ * Returns one reply per claim: {'go'}, {'busy'}, {'stale', delivered} or {'older', id…}.
  */
 const CLAIM = `
-local holder = redis.call('GET', KEYS[2])
-if holder and holder ~= ARGV[1] then return {'busy'} end
-local seq = tonumber(ARGV[2])
-local delivered = tonumber(redis.call('ZSCORE', KEYS[1], '${DELIVERED}') or '-1')
-if seq > 0 and delivered >= seq then return {'stale', tostring(delivered)} end
-local older = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[2])
-local out = {'older'}
-for _, id in ipairs(older) do
-  if id ~= ARGV[1] and id ~= '${DELIVERED}' then table.insert(out, id) end
+local function claim(set, lock, id, seqText, lockMs)
+  local holder = redis.call('GET', lock)
+  if holder and holder ~= id then return {'busy'} end
+  local seq = tonumber(seqText)
+  local delivered = tonumber(redis.call('ZSCORE', set, '${DELIVERED}') or '-1')
+  if seq > 0 and delivered >= seq then return {'stale', tostring(delivered)} end
+  local older = redis.call('ZRANGEBYSCORE', set, '-inf', '(' .. seqText)
+  local out = {'older'}
+  for _, other in ipairs(older) do
+    if other ~= id and other ~= '${DELIVERED}' then table.insert(out, other) end
+  end
+  if #out > 1 then return out end
+  redis.call('SET', lock, id, 'PX', lockMs)
+  return {'go'}
 end
-if #out > 1 then return out end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
-return {'go'}`;
+local replies = {}
+for i = 1, #KEYS / 2 do
+  replies[i] = claim(KEYS[2 * i - 1], KEYS[2 * i], ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i])
+end
+return replies`;
 
 /**
- * KEYS: the order's set, its lock. ARGV: notification id, delivered sequence (or ''),
- * retention ms. Takes the notification out of the order and releases its lock; a
- * delivery raises the highest sequence delivered. Returns the id next in line, if any.
+ * KEYS: each notification's order set and lock, in pairs. ARGV: retention ms, then each
+ * notification's id and delivered sequence (or ''). Takes each notification out of its
+ * order and releases its lock; a delivery raises the highest sequence delivered.
+ * Returns, for each, the id next in line or '' when none.
  */
 const DONE = `
-redis.call('ZREM', KEYS[1], ARGV[1])
-if ARGV[2] ~= '' then
-  redis.call('ZADD', KEYS[1], 'GT', ARGV[2], '${DELIVERED}')
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local function done(set, lock, id, deliveredSeq, retention)
+  redis.call('ZREM', set, id)
+  if deliveredSeq ~= '' then
+    redis.call('ZADD', set, 'GT', deliveredSeq, '${DELIVERED}')
+    redis.call('PEXPIRE', set, retention)
+  end
+  if redis.call('GET', lock) == id then redis.call('DEL', lock) end
+  for _, next in ipairs(redis.call('ZRANGE', set, 0, 1)) do
+    if next ~= '${DELIVERED}' then return next end
+  end
+  return ''
 end
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, 1)) do
-  if id ~= '${DELIVERED}' then return id end
+local replies = {}
+for i = 1, #KEYS / 2 do
+  replies[i] = done(KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i], ARGV[2 * i + 1], ARGV[1])
 end
-return false`;
+return replies`;
 
 /** KEYS: the order's lock. ARGV: notification id. Releases the lock if it is this notification's. */
 const RELEASE = `
@@ -98,12 +115,20 @@ export class DeliveryOrder {
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
   readonly #retentionMs: number;
+  readonly #claims: CallBatch<{ notification: Notification; lockMs: number }, OrderTurn>;
+  readonly #dones: CallBatch<{ notification: Notification; delivered: boolean }, string | undefined>;
 
-  /** `retentionMs`: how long an order outlives its last change (as long as notification ids are deduplicated). */
+  /**
+   * `retentionMs`: how long an order outlives its last change (as long as notification
+   * ids are deduplicated). Claims and ends made in one turn of the event loop (many
+   * workers at once) go to Redis as one command each.
+   */
   constructor(redis: Redis, keys: RedisKeys, retentionMs: number) {
     this.#redis = redis;
     this.#keys = keys;
     this.#retentionMs = retentionMs;
+    this.#claims = new CallBatch((claims) => this.#claim(claims));
+    this.#dones = new CallBatch((dones) => this.#done(dones));
   }
 
   /** Notes notifications as waiting for delivery, before they are enqueued (one command for all). */
@@ -120,22 +145,31 @@ export class DeliveryOrder {
   }
 
   /** Tries to take the turn to send; see OrderTurn. */
-  async claim(notification: Notification, lockMs: number): Promise<OrderTurn> {
-    const order = orderOf(notification);
-    const reply = (await this.#redis.eval(
-      CLAIM,
-      2,
-      this.#keys.deliveryOrder(order),
-      this.#keys.deliverySending(order),
-      notification.id,
-      String(sequenceOf(notification)),
-      String(Math.max(1, Math.round(lockMs))),
-    )) as string[];
-    const [kind, ...rest] = reply;
-    if (kind === "go") return { kind: "go" };
-    if (kind === "busy") return { kind: "busy" };
-    if (kind === "stale") return { kind: "stale", delivered: Number(rest[0]) };
-    return { kind: "older", ids: rest };
+  claim(notification: Notification, lockMs: number): Promise<OrderTurn> {
+    return this.#claims.call({ notification, lockMs });
+  }
+
+  async #claim(
+    claims: readonly { notification: Notification; lockMs: number }[],
+  ): Promise<OrderTurn[]> {
+    const keys: string[] = [];
+    const args: string[] = [];
+    for (const { notification, lockMs } of claims) {
+      const order = orderOf(notification);
+      keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+      args.push(
+        notification.id,
+        String(sequenceOf(notification)),
+        String(Math.max(1, Math.round(lockMs))),
+      );
+    }
+    const replies = (await this.#redis.eval(CLAIM, keys.length, ...keys, ...args)) as string[][];
+    return replies.map(([kind, ...rest]): OrderTurn => {
+      if (kind === "go") return { kind: "go" };
+      if (kind === "busy") return { kind: "busy" };
+      if (kind === "stale") return { kind: "stale", delivered: Number(rest[0]) };
+      return { kind: "older", ids: rest };
+    });
   }
 
   /** Releases the turn, keeping the notification in the order (it will be retried). */
@@ -153,19 +187,24 @@ export class DeliveryOrder {
    * superseded. Resolves to the id of the notification next in line, if any (waiting
    * for its turn: the caller may hand it on at once).
    */
-  async done(notification: Notification, delivered: boolean): Promise<string | undefined> {
-    const order = orderOf(notification);
-    const next = await this.#redis.eval(
-      DONE,
-      2,
-      this.#keys.deliveryOrder(order),
-      this.#keys.deliverySending(order),
-      notification.id,
+  done(notification: Notification, delivered: boolean): Promise<string | undefined> {
+    return this.#dones.call({ notification, delivered });
+  }
+
+  async #done(
+    dones: readonly { notification: Notification; delivered: boolean }[],
+  ): Promise<(string | undefined)[]> {
+    const keys: string[] = [];
+    const args: string[] = [String(this.#retentionMs)];
+    for (const { notification, delivered } of dones) {
+      const order = orderOf(notification);
+      keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
       // Alerts from before there were sequences (0) order nothing.
-      delivered && sequenceOf(notification) > 0 ? String(sequenceOf(notification)) : "",
-      String(this.#retentionMs),
-    );
-    return typeof next === "string" ? next : undefined;
+      const seq = sequenceOf(notification);
+      args.push(notification.id, delivered && seq > 0 ? String(seq) : "");
+    }
+    const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
+    return replies.map((next) => (next === "" ? undefined : next));
   }
 
   /** Takes ids out of a notification's order (done elsewhere, or gone). */

@@ -3,7 +3,7 @@
  * (src/deliver/delivery-order.ts), against a real Redis: who may send, what must wait,
  * what is stale, and what comes next.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DeliveryOrder, orderOf, sequenceOf } from "../../src/deliver/delivery-order.js";
 import type { Notification } from "../../src/deliver/notification.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
@@ -176,5 +176,38 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     expect(await order.claim(n3, LOCK_MS)).toEqual({ kind: "older", ids: ["n1", "n2"] });
     await order.forget(n3, ["n1", "n2"]);
     expect(await order.claim(n3, LOCK_MS)).toEqual({ kind: "go" });
+  });
+
+  it("answers claims and ends made together with one command each, as one at a time would", async () => {
+    // Two orders: r1's n1 < n2 < n3, and r2's m1.
+    const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
+    const m1 = note("m1", 5, { ruleId: "r2" });
+    await order.pending([n1, n2, n3, m1]);
+    const evals = vi.spyOn(t.redis, "eval");
+    // In one turn: n2 is told n1 is older, n1 goes, a second claim of n1 still goes
+    // (its own lock), n3 finds the turn taken, m1 goes in its own order.
+    const turns = await Promise.all([
+      order.claim(n2, LOCK_MS),
+      order.claim(n1, LOCK_MS),
+      order.claim(n1, LOCK_MS),
+      order.claim(n3, LOCK_MS),
+      order.claim(m1, LOCK_MS),
+    ]);
+    expect(evals).toHaveBeenCalledTimes(1);
+    expect(turns).toEqual([
+      { kind: "older", ids: ["n1"] },
+      { kind: "go" },
+      { kind: "go" },
+      { kind: "busy" },
+      { kind: "go" },
+    ]);
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "busy" });
+    evals.mockClear();
+    const next = await Promise.all([order.done(n1, true), order.done(m1, false)]);
+    expect(evals).toHaveBeenCalledTimes(1);
+    expect(next).toEqual(["n2", undefined]);
+    // n1's delivery raised r1's mark: an older one arriving late is stale.
+    expect(await order.claim(note("n0", 9), LOCK_MS)).toEqual({ kind: "stale", delivered: 10 });
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "go" });
   });
 });
