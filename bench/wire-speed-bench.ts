@@ -24,6 +24,7 @@ import {
   startPrivateRedis,
 } from "../src/daemon/private-redis.js";
 import { startSimulator } from "../src/simulator/http/start-simulator.js";
+import type { RedisKeys } from "../src/store/redis-keys.js";
 import { forkBenchChild } from "./bench-child.js";
 import type { Benchmark, Headline } from "./benchmark.js";
 import {
@@ -152,11 +153,12 @@ interface BurstFigures {
 async function burst(
   daemons: readonly DaemonChild[],
   redis: Redis,
+  keys: RedisKeys,
   receiver: Receiver,
   updates: GateUpdates,
   flights: readonly string[],
 ): Promise<BurstFigures> {
-  const cpu0 = daemons.reduce((n, d) => n + d.cpuMs(), 0);
+  const cpus0 = daemons.map((d) => d.cpuMs());
   const redis0 = await redisCounters(redis);
   const receiverCpu0 = await receiver.cpuMs();
   const profiling = process.env.CPU_PROFILE_DIR !== undefined;
@@ -166,11 +168,33 @@ async function burst(
   const to = updates.next - 1;
   const t0 = updates.appliedAt(from);
   const report = await receiver.collect(flights.length);
+  // When the burst's changes were committed and its alerts decided: the streams' entry ids.
+  const times = async (stream: string) =>
+    (await redis.xrange(stream, `${t0}-0`, "+")).map(([id]) => Number(id.split("-")[0]));
+  const outbox = await times(keys.outbox);
+  const decided = await times(keys.alerts);
+  if (process.env.WS_DIAG) {
+    const ids = (await redis.zrange(`${keys.queuePrefix}:deliver-webhook:completed`, 0, -1)).slice(-2000);
+    const rows = await Promise.all(
+      ids.map((id) =>
+        redis.hmget(`${keys.queuePrefix}:deliver-webhook:${id}`, "timestamp", "processedOn", "finishedOn"),
+      ),
+    );
+    const waits = rows.map(([a, p]) => Number(p) - Number(a)).sort((x, y) => x - y);
+    const runs = rows.map(([, p, f]) => Number(f) - Number(p)).sort((x, y) => x - y);
+    console.log(
+      `    diag: queue wait p50 ${quantile(waits, 0.5)} p90 ${quantile(waits, 0.9)} ms; job run p50 ${quantile(runs, 0.5)} p90 ${quantile(runs, 0.9)} p99 ${quantile(runs, 0.99)} ms`,
+    );
+  }
   if (profiling) for (const d of daemons) d.proc.child.kill("SIGUSR2");
   const fate = updates.fate(from, to);
   const last = updates.lastArrival(from, to);
   const first = updates.firstArrival(from, to);
-  const cpuUs = ((daemons.reduce((n, d) => n + d.cpuMs(), 0) - cpu0) * 1000) / fate.delivered;
+  const cpusUs = daemons.map((d, i) => ((d.cpuMs() - (cpus0[i] as number)) * 1000) / fate.delivered);
+  const cpuUs = cpusUs.reduce((a, b) => a + b, 0);
+  const busy = daemons.map((d, i) =>
+    Math.round(((d.cpuMs() - (cpus0[i] as number)) / (last - t0)) * 100),
+  );
   const redis1 = await redisCounters(redis);
   const receiverUs = ((report.cpuMs - receiverCpu0) * 1000) / fate.delivered;
   const per = (k: "commands" | "reads" | "cpuMs") => (redis1[k] - redis0[k]) / fate.delivered;
@@ -182,13 +206,16 @@ async function burst(
     .sort((a, b) => b[1] - a[1])
     .map(([name, n]) => `${name} ${n.toFixed(2)}`)
     .join(", ");
-  const perSecond = fate.delivered / ((last - t0) / 1000);
+  const perSecond = fate.delivered / ((last - first) / 1000);
+  const endToEnd = fate.delivered / ((last - t0) / 1000);
   const line =
-    `  burst ${fmt(flights.length)}: ${fmt(perSecond)} notifications/s end to end (${fmt(fate.delivered)} of ` +
-    `${fmt(flights.length)} in ${((last - t0) / 1000).toFixed(2)} s from the change to the last arrival; ` +
-    `first after ${fmt(first - t0)} ms; ${fate.missing} missing, ${updates.repeats} twice, ` +
-    `${report.unverified} bad signatures)\n` +
-    `    per notification: daemon CPU ${fmt(cpuUs)} µs (polls included), receiver ${fmt(receiverUs)} µs, ` +
+    `  burst ${fmt(flights.length)}: ${fmt(perSecond)} notifications/s (${fmt(fate.delivered)} of ` +
+    `${fmt(flights.length)} in ${((last - first) / 1000).toFixed(2)} s, first arrival to last); from the change: ` +
+    `first after ${fmt(first - t0)} ms (the poll that reads them all), last after ${fmt(last - t0)} ms ` +
+    `(${fmt(endToEnd)}/s); committed after ${fmt((outbox[0] ?? t0) - t0)}–${fmt((outbox.at(-1) ?? t0) - t0)} ms, ` +
+    `alerts decided after ${fmt((decided[0] ?? t0) - t0)}–${fmt((decided.at(-1) ?? t0) - t0)} ms; ${fate.missing} missing, ${updates.repeats} twice so far, ${report.unverified} bad signatures\n` +
+    `    per notification: daemon CPU ${fmt(cpuUs)} µs (polls included${daemons.length > 1 ? `; ${cpusUs.map(fmt).join(" + ")}` : ""}; ` +
+    `${busy.join(" + ")} % of a core), receiver ${fmt(receiverUs)} µs, ` +
     `Redis ${fmt(per("cpuMs") * 1000)} µs; Redis commands ${per("commands").toFixed(1)} ` +
     `(scripts' own included), socket reads ${per("reads").toFixed(2)} (≈ round trips)\n` +
     `    commands per notification: ${top}`;
@@ -295,7 +322,7 @@ export const wireSpeedBenchmark: Benchmark = {
       let steadyP99 = 0;
       try {
         if (!process.env.WIRE_SPEED_TWO) {
-        single = await burst([one], counters, receiver, updates, burstFlights);
+        single = await burst([one], counters, airport.keys, receiver, updates, burstFlights);
         console.log(single.line);
         const s = await steady([one], receiver, updates, steadyFlights);
         steadyP99 = s.p99;
@@ -321,7 +348,14 @@ export const wireSpeedBenchmark: Benchmark = {
       );
       let split: BurstFigures;
       try {
-        split = await burst([poller, worker], counters, receiver, updates, burstFlights);
+        split = await burst(
+          [poller, worker],
+          counters,
+          airport.keys,
+          receiver,
+          updates,
+          burstFlights,
+        );
         console.log(split.line);
         console.log(`  daemon warnings and errors: ${poller.problems()}; ${worker.problems()}`);
       } finally {
