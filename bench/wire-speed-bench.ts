@@ -101,6 +101,24 @@ async function redisCounters(redis: Redis): Promise<RedisCounters> {
   };
 }
 
+/** How long the last 2,000 completed webhook jobs waited in the queue and took to run, ms. */
+async function jobTimes(redis: Redis, keys: RedisKeys) {
+  const queue = `${keys.queuePrefix}:deliver-webhook`;
+  const ids = await redis.zrange(`${queue}:completed`, -2_000, -1);
+  const rows = await Promise.all(
+    ids.map((id) => redis.hmget(`${queue}:${id}`, "timestamp", "processedOn", "finishedOn")),
+  );
+  const waits = rows.map(([added, taken]) => Number(taken) - Number(added)).sort((a, b) => a - b);
+  const runs = rows.map(([, taken, done]) => Number(done) - Number(taken)).sort((a, b) => a - b);
+  return {
+    waitP50: quantile(waits, 0.5),
+    waitP90: quantile(waits, 0.9),
+    runP50: quantile(runs, 0.5),
+    runP90: quantile(runs, 0.9),
+    runP99: quantile(runs, 0.99),
+  };
+}
+
 /** The receiver child, read into `updates`. */
 interface Receiver {
   url: string;
@@ -164,7 +182,9 @@ async function burst(
   const profiling = process.env.CPU_PROFILE_DIR !== undefined;
   if (profiling) for (const d of daemons) d.proc.child.kill("SIGUSR2");
   const from = updates.next;
-  flights.forEach((flight, i) => updates.apply(flight, gateOf(i)));
+  flights.forEach((flight, i) => {
+    updates.apply(flight, gateOf(i));
+  });
   const to = updates.next - 1;
   const t0 = updates.appliedAt(from);
   const report = await receiver.collect(flights.length);
@@ -173,30 +193,20 @@ async function burst(
     (await redis.xrange(stream, `${t0}-0`, "+")).map(([id]) => Number(id.split("-")[0]));
   const outbox = await times(keys.outbox);
   const decided = await times(keys.alerts);
-  if (process.env.WS_DIAG) {
-    const ids = (await redis.zrange(`${keys.queuePrefix}:deliver-webhook:completed`, 0, -1)).slice(-2000);
-    const rows = await Promise.all(
-      ids.map((id) =>
-        redis.hmget(`${keys.queuePrefix}:deliver-webhook:${id}`, "timestamp", "processedOn", "finishedOn"),
-      ),
-    );
-    const waits = rows.map(([a, p]) => Number(p) - Number(a)).sort((x, y) => x - y);
-    const runs = rows.map(([, p, f]) => Number(f) - Number(p)).sort((x, y) => x - y);
-    console.log(
-      `    diag: queue wait p50 ${quantile(waits, 0.5)} p90 ${quantile(waits, 0.9)} ms; job run p50 ${quantile(runs, 0.5)} p90 ${quantile(runs, 0.9)} p99 ${quantile(runs, 0.99)} ms`,
-    );
-  }
   if (profiling) for (const d of daemons) d.proc.child.kill("SIGUSR2");
   const fate = updates.fate(from, to);
   const last = updates.lastArrival(from, to);
   const first = updates.firstArrival(from, to);
-  const cpusUs = daemons.map((d, i) => ((d.cpuMs() - (cpus0[i] as number)) * 1000) / fate.delivered);
+  const cpusUs = daemons.map(
+    (d, i) => ((d.cpuMs() - (cpus0[i] as number)) * 1000) / fate.delivered,
+  );
   const cpuUs = cpusUs.reduce((a, b) => a + b, 0);
   const busy = daemons.map((d, i) =>
     Math.round(((d.cpuMs() - (cpus0[i] as number)) / (last - t0)) * 100),
   );
   const redis1 = await redisCounters(redis);
   const receiverUs = ((report.cpuMs - receiverCpu0) * 1000) / fate.delivered;
+  const jobs = await jobTimes(redis, keys);
   const per = (k: "commands" | "reads" | "cpuMs") => (redis1[k] - redis0[k]) / fate.delivered;
   const top = [...redis1.byName]
     .map(
@@ -218,7 +228,9 @@ async function burst(
     `${busy.join(" + ")} % of a core), receiver ${fmt(receiverUs)} µs, ` +
     `Redis ${fmt(per("cpuMs") * 1000)} µs; Redis commands ${per("commands").toFixed(1)} ` +
     `(scripts' own included), socket reads ${per("reads").toFixed(2)} (≈ round trips)\n` +
-    `    commands per notification: ${top}`;
+    `    commands per notification: ${top}\n` +
+    `    webhook jobs (the last 2,000): enqueued → taken p50 ${fmt(jobs.waitP50)} ms, p90 ${fmt(jobs.waitP90)} ms; ` +
+    `taken → finished p50 ${fmt(jobs.runP50)} ms, p90 ${fmt(jobs.runP90)} ms, p99 ${fmt(jobs.runP99)} ms`;
   return {
     perSecond,
     line,
@@ -289,10 +301,7 @@ export const wireSpeedBenchmark: Benchmark = {
       await writeRuleFiles(airport, { "hooks.yaml": rulesYaml(receiver.url) });
       const counters = new Redis(privateRedis.url);
       closers.unshift(async () => counters.disconnect());
-      const env: Record<string, string> = {
-        FLIGHT_API_BASE_URL: wide.baseUrl,
-        LOG_LEVEL: process.env.WS_LOG ?? "info",
-      };
+      const env: Record<string, string> = { FLIGHT_API_BASE_URL: wide.baseUrl };
       // CPU_PROFILE_DIR: the daemons profile each burst (bench/cpu-profile.mjs).
       if (process.env.CPU_PROFILE_DIR !== undefined) {
         const probe = new URL("./cpu-profile.mjs", import.meta.url).pathname;
@@ -322,12 +331,12 @@ export const wireSpeedBenchmark: Benchmark = {
       let steadyP99 = 0;
       try {
         if (!process.env.WIRE_SPEED_TWO) {
-        single = await burst([one], counters, airport.keys, receiver, updates, burstFlights);
-        console.log(single.line);
-        const s = await steady([one], receiver, updates, steadyFlights);
-        steadyP99 = s.p99;
-        console.log(s.line);
-        console.log(`  daemon warnings and errors: ${one.problems()}`);
+          single = await burst([one], counters, airport.keys, receiver, updates, burstFlights);
+          console.log(single.line);
+          const s = await steady([one], receiver, updates, steadyFlights);
+          steadyP99 = s.p99;
+          console.log(s.line);
+          console.log(`  daemon warnings and errors: ${one.problems()}`);
         }
       } finally {
         await one.stop();

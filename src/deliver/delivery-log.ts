@@ -61,8 +61,6 @@ for i = 2, #ARGV do
 end
 return #ARGV - 1`;
 
-
-
 /** Options of the delivery log. */
 export interface DeliveryLogOptions {
   /** Records kept (approximately; default 10,000). */
@@ -99,13 +97,7 @@ export class DeliveryLog {
     this.#disabledFreshMs = options.disabledFreshMs ?? 1_000;
     this.#monotonic = options.monotonic ?? (() => performance.now());
     this.#append = new CallBatch<string, void>(async (texts) => {
-      await this.#redis.eval(
-        APPEND,
-        1,
-        this.#keys.deliveries,
-        String(this.#maxRecords),
-        ...texts,
-      );
+      await this.#redis.eval(APPEND, 1, this.#keys.deliveries, String(this.#maxRecords), ...texts);
       return [];
     });
   }

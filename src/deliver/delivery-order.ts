@@ -116,7 +116,10 @@ export class DeliveryOrder {
   readonly #keys: RedisKeys;
   readonly #retentionMs: number;
   readonly #claims: CallBatch<{ notification: Notification; lockMs: number }, OrderTurn>;
-  readonly #dones: CallBatch<{ notification: Notification; delivered: boolean }, string | undefined>;
+  readonly #dones: CallBatch<
+    { notification: Notification; delivered: boolean },
+    string | undefined
+  >;
 
   /**
    * `retentionMs`: how long an order outlives its last change (as long as notification

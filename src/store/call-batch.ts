@@ -27,7 +27,7 @@ export class CallBatch<I, O> {
     this.#queue = [];
     try {
       const outputs = await this.#run(batch.map((b) => b.input));
-      batch.forEach((b, i) => b.resolve(outputs[i] as O));
+      for (const [i, b] of batch.entries()) b.resolve(outputs[i] as O);
     } catch (err) {
       for (const b of batch) b.reject(err);
     }
