@@ -129,10 +129,11 @@ describe("flightwatch run: several processes on one Redis", () => {
       await queues.close();
     }
 
-    // Two workers join while gates keep moving.
+    // Two workers join while gates keep moving. They start on a backlog: more than the
+    // info budget of "delivered" lines a second, so the rest are at debug — logged too.
     const workers = [
-      rig.spawnRun(["--role", "worker", "--consumer", "worker-1"]),
-      rig.spawnRun(["--role", "worker", "--consumer", "worker-2"]),
+      rig.spawnRun(["--role", "worker", "--consumer", "worker-1"], { LOG_LEVEL: "debug" }),
+      rig.spawnRun(["--role", "worker", "--consumer", "worker-2"], { LOG_LEVEL: "debug" }),
     ];
     await Promise.all(workers.map((w) => waitForLog(w, (l) => /running/.test(l.msg))));
     await moveGatesFor(rig, flights);
