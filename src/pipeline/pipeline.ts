@@ -121,6 +121,12 @@ type Step = () => Promise<void>;
 const RETRY_STEP_MS = 500;
 /** Longest wait for new stream entries per step. */
 const BLOCK_MS = 250;
+/**
+ * Most entries the dispatcher and the notifier take per read (and the dispatcher
+ * decides per transaction): a burst of thousands of changes goes through in a few
+ * round trips each, while a read of a quiet stream returns at once with what there is.
+ */
+const BATCH = 500;
 
 /** Builds the stages of `options.role` and starts them. Rejects when Redis is not there. */
 export async function startPipeline(options: PipelineOptions): Promise<Pipeline> {
@@ -209,6 +215,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         group: groups.dispatch ?? DISPATCH_GROUP,
         consumer,
         blockMs: BLOCK_MS,
+        count: BATCH,
         ...recreated,
       });
       await outbox.ensureGroup();
@@ -259,6 +266,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         group: groups.notify ?? NOTIFY_GROUP,
         consumer,
         blockMs: BLOCK_MS,
+        count: BATCH,
         ...recreated,
       });
       // A new group starts at the stream's end (an upgrade must not send a week of old
