@@ -70,9 +70,9 @@ function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined
   const ofType = new Map<string, number>();
   for (const d of drafts) ofType.set(d.spec.type, (ofType.get(d.spec.type) ?? 0) + 1);
   const seen = new Map<string, number>();
-  const specs: ChannelSpec[] = [];
   let ok = true;
-  for (const d of drafts) {
+  // `map`, not pushes: the array a rule keeps is sized exactly.
+  const specs = drafts.map((d) => {
     const nth = (seen.get(`#${d.spec.type}`) ?? 0) + 1;
     seen.set(`#${d.spec.type}`, nth);
     const name =
@@ -87,8 +87,8 @@ function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined
       ok = false;
     }
     seen.set(name, 1);
-    specs.push({ ...d.spec, name } as ChannelSpec);
-  }
+    return { ...d.spec, name } as ChannelSpec;
+  });
   return ok ? specs : undefined;
 }
 
@@ -260,7 +260,9 @@ function readUrl(
     return undefined;
   }
   const plainOk = outbound === undefined ? LOOPBACK.has(url.hostname) : outbound.vouchesFor(url);
-  if (url.protocol === "https:" || (url.protocol === "http:" && plainOk)) return text.trim();
+  if (url.protocol === "https:" || (url.protocol === "http:" && plainOk)) {
+    return r.interner.string(text.trim());
+  }
   r.problem(
     entry.value,
     path,
@@ -306,7 +308,8 @@ function readAddresses(
   const empty = { message: "`to` is empty", hint: "list at least one address" };
   return readItems(r, entry.value, join(path, "to"), "`to`", empty, (item, at) => {
     const address = r.string(item, at, "an address")?.trim();
-    if (address === undefined || EMAIL_RE.test(address)) return address;
+    if (address === undefined) return undefined;
+    if (EMAIL_RE.test(address)) return r.interner.string(address);
     r.problem(item, at, `\`${address}\` is not an email address`, "write it as name@example.com");
     return undefined;
   });
@@ -335,5 +338,5 @@ function readSecret(r: TreeReader, entry: Entry, path: string): string | undefin
     );
     return undefined;
   }
-  return secret;
+  return r.interner.string(secret);
 }

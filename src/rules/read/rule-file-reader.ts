@@ -13,6 +13,7 @@ import { readChannels } from "./channel-reader.js";
 import { didYouMean, suggestionHint } from "./did-you-mean.js";
 import { readFlightFilter } from "./flight-filter-reader.js";
 import { parseRuleDocument } from "./rule-document.js";
+import { RuleInterner } from "./rule-interner.js";
 import { FLAPPING_KEYS, FLIGHT_FILTER_KEYS, RULE_KEYS } from "./rule-schema.js";
 import { type Entry, join, TreeReader } from "./tree-reader.js";
 import type { RuleVariables } from "./variable-substitution.js";
@@ -51,8 +52,16 @@ export interface RuleFileRead {
   secretVariables: string[];
 }
 
-/** Reads and validates one file's text; problems sorted by position. */
-export function readRuleFile(text: string, file: string, options: RuleReadOptions): RuleFileRead {
+/**
+ * Reads and validates one file's text; problems sorted by position. Rules of files read
+ * with one `interner` share what they have in common.
+ */
+export function readRuleFile(
+  text: string,
+  file: string,
+  options: RuleReadOptions,
+  interner: RuleInterner = new RuleInterner(),
+): RuleFileRead {
   airportZone(options.zone);
   const doc = parseRuleDocument(text, file);
   const result: RuleFileRead = {
@@ -74,7 +83,7 @@ export function readRuleFile(text: string, file: string, options: RuleReadOption
     });
     return result;
   }
-  const r = new TreeReader(file, doc.lines, options.vars);
+  const r = new TreeReader(file, doc.lines, options.vars, interner);
   const list = readTop(r, doc.root);
   const firstAt = new Map<string, SourcePosition>();
   list?.forEach((item, i) => {

@@ -8,6 +8,7 @@
 import type { RuleProblem } from "../../errors.js";
 import type { SourcePosition } from "../rule.js";
 import { suggestionHint } from "./did-you-mean.js";
+import { RuleInterner } from "./rule-interner.js";
 import { readRuleDuration } from "./rule-time.js";
 import { type RuleVariables, substituteVariables } from "./variable-substitution.js";
 import type { LineTable, TreeMap, TreeNode, TreeScalar, TreeSeq } from "./yaml-tree.js";
@@ -30,6 +31,8 @@ export class TreeReader {
   ruleId: string | undefined;
   /** Rule variables read into a credential (an endpoint URL, a signing secret). */
   readonly secretVariables = new Set<string>();
+  /** What the rules of this load share; strings kept in rules go through it (see `string`). */
+  readonly interner: RuleInterner;
   readonly #lines: LineTable;
   readonly #vars: RuleVariables;
   #inCredential = false;
@@ -37,10 +40,16 @@ export class TreeReader {
   #failed = false;
   #failures = 0;
 
-  constructor(file: string, lines: LineTable, vars: RuleVariables) {
+  constructor(
+    file: string,
+    lines: LineTable,
+    vars: RuleVariables,
+    interner: RuleInterner = new RuleInterner(),
+  ) {
     this.file = file;
     this.#lines = lines;
     this.#vars = vars;
+    this.interner = interner;
   }
 
   /** Starts a rule: problems from now on carry its id, and `failed` tells whether it had any. */
@@ -187,7 +196,8 @@ export class TreeReader {
 
   /**
    * A string value, `${NAME}` substituted. Numbers are taken as written (`gate: 07` is
-   * `07`); booleans, null, mappings and lists are problems.
+   * `07`); booleans, null, mappings and lists are problems. The string is one of its
+   * own, not a view into the file text (see `RuleInterner.string`): rules keep it.
    */
   string(node: TreeNode, path: string, what: string): string | undefined {
     const n = this.resolve(node);
@@ -196,8 +206,11 @@ export class TreeReader {
       return undefined;
     }
     const value = n.value;
-    if (typeof value === "string") return this.substitute(n, value, path);
-    if (typeof value === "number") return n.plain ?? String(value);
+    if (typeof value === "string") {
+      const text = this.substitute(n, value, path);
+      return text === undefined ? undefined : this.interner.string(text);
+    }
+    if (typeof value === "number") return this.interner.string(n.plain ?? String(value));
     this.problem(
       node,
       path,
@@ -315,7 +328,8 @@ export function readItems<T>(
     if (value === undefined) ok = false;
     else if (!out.includes(value)) out.push(value);
   });
-  return ok ? out : undefined;
+  // A copy sized exactly: the first push leaves room for 17 items, and rules keep lists.
+  return ok ? out.slice() : undefined;
 }
 
 /** `readItems` for a key's value; `consequence` says what an empty list would do ("it would match no flight"). */
