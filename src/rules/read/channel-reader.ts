@@ -187,7 +187,10 @@ function readChannel(
     return readUrl(r, entry, join(path, key), key === "url" ? outbound : undefined);
   };
   const retry = entries.get("retry");
-  if (retry) spec.retry = readRetry(r, retry, join(path, "retry"));
+  if (retry) {
+    // Shared by the channels written alike (frozen): a schedule is what is written.
+    spec.retry = r.shared("retry", retry.value, () => readRetry(r, retry, join(path, "retry")));
+  }
   switch (type) {
     case "slack":
       spec.url = r.credential(() => url("url", true));

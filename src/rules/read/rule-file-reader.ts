@@ -217,17 +217,22 @@ function readRule(
         if (description !== undefined) rule.description = description;
         break;
       }
+      // Parts rules written alike share (frozen), read once (TreeReader.shared).
       case "labels":
-        rule.labels = readLabels(r, entry, at);
+        rule.labels = r.shared("labels", entry.value, () => readLabels(r, entry, at)) ?? {};
         break;
       case "enabled":
         read.enabled = r.boolean(entry.value, at, "`enabled`") ?? true;
         break;
       case "flights":
-        rule.flights = readFlightFilter(r, entry.value, at, zone);
+        rule.flights = r.shared("flights", entry.value, () =>
+          readFlightFilter(r, entry.value, at, zone),
+        );
         break;
       case "changes":
-        rule.changes = readChangeSelectors(r, entry.value, at);
+        rule.changes = r.shared("changes", entry.value, () =>
+          readChangeSelectors(r, entry.value, at),
+        );
         break;
       case "channels":
         rule.channels = readChannels(r, entry.value, at, outbound);
@@ -239,7 +244,7 @@ function readRule(
         rule.coolDownMs = readWait(r, entry, at, "`cool_down`");
         break;
       case "flapping":
-        rule.flapping = readFlapping(r, entry.value, at);
+        rule.flapping = r.shared("flapping", entry.value, () => readFlapping(r, entry.value, at));
         break;
     }
   }

@@ -1,8 +1,8 @@
 /**
  * What the rules of one load share, and strings of their own. A consumer app writes
  * 100,000 passenger rules alike but for a flight and an address: their change filters,
- * flight filters, retry schedules … are interned here, so that rules written alike hold
- * one object, frozen (a change made through one rule would reach them all).
+ * flight filters, labels … are kept here under how they are written (`TreeReader.shared`),
+ * so that rules written alike hold one frozen object and read it once.
  */
 
 /**
@@ -22,17 +22,20 @@ function copyOf(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
 }
 
-/** Freezes a value read from JSON and everything in it. */
+/** Freezes a part and everything in it. */
 function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null) return value;
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   for (const inner of Object.values(value)) deepFreeze(inner);
   return Object.freeze(value);
 }
 
-/** Shares equal strings and parts among the rules of one load (one directory, or one file). */
+/**
+ * Shares equal strings and parts among the rules of one load (one directory, or one
+ * file): one interner serves reads with the same variables, zone and outbound policy.
+ */
 export class RuleInterner {
   readonly #strings = new Map<string, string>();
-  readonly #parts = new Map<string, unknown>();
+  readonly #parts = new Map<string, object>();
 
   /**
    * `text` as a string of its own (see `VIEW_MIN_LENGTH`), the same string for equal
@@ -48,20 +51,17 @@ export class RuleInterner {
     return own;
   }
 
+  /** The part kept under `key`, if any (see `keep`). */
+  known(key: string): object | undefined {
+    return this.#parts.get(key);
+  }
+
   /**
-   * A deep-frozen copy of `part`, the same one for parts with the same JSON. The part
-   * must be plain data that JSON keeps as it is: objects and arrays of strings, finite
-   * numbers and booleans, with no undefined values. The copy is sized exactly (JSON.parse
-   * builds objects and arrays with room for what they hold, no more) and holds strings
-   * of its own.
+   * Keeps `part` under `key` for the rules read after, frozen with everything in it: it
+   * is shared, so a change made through one rule would reach every rule holding it.
    */
-  part<T extends object>(part: T): T {
-    const key = JSON.stringify(part);
-    let own = this.#parts.get(key);
-    if (own === undefined) {
-      own = deepFreeze(JSON.parse(key));
-      this.#parts.set(key, own);
-    }
-    return own as T;
+  keep<T extends object>(key: string, part: T): T {
+    this.#parts.set(key, deepFreeze(part));
+    return part;
   }
 }

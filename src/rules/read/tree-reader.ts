@@ -22,6 +22,8 @@ export interface Entry {
 
 /** Aliases deeper than this are a loop (`&a [*a]`) or abuse, not a rule file. */
 const MAX_ALIAS_DEPTH = 32;
+/** Nesting `TreeReader.shared` keys: a rule's parts go four deep (`not` filters deeper). */
+const MAX_WRITTEN_DEPTH = 8;
 
 /** Reads one file's tree, collecting problems. */
 export class TreeReader {
@@ -241,6 +243,62 @@ export class TreeReader {
     } finally {
       this.#inCredential = false;
     }
+  }
+
+  /**
+   * What `read` makes of `node`, shared with the rules of this load that wrote the same
+   * before (`kind` names the part: equal text means the same value only for the same
+   * reader). The first read without problems is kept (frozen, see `RuleInterner.keep`)
+   * and given to every later node written alike, which is then not read at all. Only
+   * for parts whose value is what is written, never where (no source positions), and
+   * that record no secret variables; a node with merge keys or deep nesting is read
+   * each time.
+   */
+  shared<T extends object>(kind: string, node: TreeNode, read: () => T | undefined): T | undefined {
+    const written = this.#writtenKey(node, 0);
+    if (written === undefined) return read();
+    const key = `${kind}${written}`;
+    const known = this.interner.known(key);
+    if (known !== undefined) return known as T;
+    const failures = this.#failures;
+    const value = read();
+    return value === undefined || this.#failures !== failures
+      ? value
+      : this.interner.keep(key, value);
+  }
+
+  /**
+   * `node` as written, types and nesting included (aliases followed), so that equal keys
+   * read alike; undefined for merge keys (whose reading can report) and nesting deeper
+   * than a rule's parts go.
+   */
+  #writtenKey(node: TreeNode, depth: number): string | undefined {
+    if (depth > MAX_WRITTEN_DEPTH) return undefined;
+    const n = this.resolve(node);
+    if (n.kind === "scalar") {
+      const value = n.value;
+      // Strings are self-delimiting by their length; other scalars end with `;`.
+      if (typeof value === "string") return `s${value.length}:${value}`;
+      if (value === null) return n.empty ? "e;" : "z;";
+      return `${typeof value === "number" ? "n" : "b"}${n.plain ?? String(value)};`;
+    }
+    let key = n.kind === "seq" ? "[" : "{";
+    if (n.kind === "seq") {
+      for (const item of n.items) {
+        const inner = this.#writtenKey(item, depth + 1);
+        if (inner === undefined) return undefined;
+        key += inner;
+      }
+      return `${key}]`;
+    }
+    for (const pair of n.pairs) {
+      if (pair.merge) return undefined;
+      const name = this.#writtenKey(pair.key, depth + 1);
+      const value = name === undefined ? undefined : this.#writtenKey(pair.value, depth + 1);
+      if (value === undefined) return undefined;
+      key += name + value;
+    }
+    return `${key}}`;
   }
 
   /** A rule-file duration in milliseconds (`90s`, `1h30m`; a bare number is a problem). */
