@@ -7,7 +7,7 @@
 import type { RuleProblem } from "../../errors.js";
 import { OutboundPolicy } from "../../outbound/outbound-policy.js";
 import { airportZone } from "../../time/local-time.js";
-import type { FlappingSpec, Rule, SourcePosition } from "../rule.js";
+import type { FlappingSpec, FlightFilter, Rule, SourcePosition } from "../rule.js";
 import { readChangeSelectors } from "./change-selector-reader.js";
 import { readChannels } from "./channel-reader.js";
 import { didYouMean, suggestionHint } from "./did-you-mean.js";
@@ -23,6 +23,8 @@ import type { TreeMap, TreeNode } from "./yaml-tree.js";
 export const RULE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const LABEL_KEY_RE = /^[A-Za-z0-9_.-]+$/;
 const DAY_MS = 86_400_000;
+/** The flight filter of a rule without `flights`, shared (frozen, as shared parts are). */
+const EVERY_FLIGHT: FlightFilter = Object.freeze({});
 
 /** What reading rule files needs: the rule variables and the airport's time zone. */
 export interface RuleReadOptions {
@@ -256,18 +258,20 @@ function readRule(
       "add at least one, e.g. channels: [{ type: console }]",
     );
   }
-  if (r.failed || id === undefined || !idEntry || !rule.channels) return read;
+  if (r.failed || id === undefined || !read.idSource || !rule.channels) return read;
+  // Built in one go with every key (undefined when not written): every rule has one
+  // hidden class, and none is changed once built.
   read.rule = {
     id,
-    ...(rule.description !== undefined ? { description: rule.description } : {}),
+    description: rule.description,
     labels: rule.labels,
-    source: r.position(idEntry.value),
-    flights: rule.flights ?? {},
-    ...(rule.changes ? { changes: rule.changes } : {}),
+    source: read.idSource.source,
+    flights: rule.flights ?? EVERY_FLIGHT,
+    changes: rule.changes,
     channels: rule.channels,
     groupWaitMs: rule.groupWaitMs ?? 0,
     coolDownMs: rule.coolDownMs ?? 0,
-    ...(rule.flapping ? { flapping: rule.flapping } : {}),
+    flapping: rule.flapping,
   };
   return read;
 }
