@@ -1,9 +1,9 @@
 /**
  * The heap the daemon keeps per loaded rule, for the rule-loading benchmark: run with
- * `--expose-gc` so that each figure is taken after a full collection. It loads the rules
- * directory it is given (after a few rules of `warmDir`) as the daemon does (src/daemon/live-rules.ts: the loaded rules
- * built into a RuleSet, the load itself dropped), keeps only the RuleSet, and sends the
- * live heap before and after over IPC.
+ * `--expose-gc` so that each figure is taken after a full collection. After a few rules
+ * of `warmDir`, it loads the rules directory it is given as the daemon does
+ * (src/daemon/live-rules.ts: the loaded rules built into a RuleSet, the load itself
+ * dropped), keeps only the RuleSet, and sends the live heap before and after over IPC.
  */
 import { RuleSet } from "../src/rules/match/rule-matcher.js";
 import { loadRuleDir } from "../src/rules/read/rule-loader.js";

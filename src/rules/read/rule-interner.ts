@@ -22,7 +22,10 @@ function copyOf(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
 }
 
-/** Freezes a part and everything in it. */
+/**
+ * Freezes a part and everything in it. What is frozen already is frozen through: parts
+ * are frozen whole, and the schedule bounds they hold are flat.
+ */
 function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   for (const inner of Object.values(value)) deepFreeze(inner);

@@ -3,7 +3,8 @@
  * fails records a RuleProblem (file, line, column, rule id, path, message, hint) and
  * returns undefined, so the validator goes on and reports every problem in one pass.
  * Aliases are followed, merge keys (`<<`) applied, and `${NAME}` substituted into
- * string values as they are read.
+ * string values as they are read. Strings read are copied out of the file text, and
+ * parts that rules write alike are read once and shared (`shared`).
  */
 import type { RuleProblem } from "../../errors.js";
 import type { SourcePosition } from "../rule.js";
@@ -22,7 +23,10 @@ export interface Entry {
 
 /** Aliases deeper than this are a loop (`&a [*a]`) or abuse, not a rule file. */
 const MAX_ALIAS_DEPTH = 32;
-/** Nesting `TreeReader.shared` keys: a rule's parts go four deep (`not` filters deeper). */
+/**
+ * Nesting `TreeReader.shared` writes keys for: a rule's parts nest a few levels (`not`
+ * filters up to four); a part nested deeper is read each time, unshared.
+ */
 const MAX_WRITTEN_DEPTH = 8;
 
 /** Reads one file's tree, collecting problems. */
