@@ -1,7 +1,7 @@
 /**
- * Rules compiled for matching. Each rule keeps its kind mask and flight numbers (what
- * the index files it under) and refers to two shared checks: its change filter and the
- * rest of its flight filter. Rules written alike — 100,000 passenger rules use a
+ * Rules compiled for matching. Each rule has its flight numbers (what the index files it
+ * under) and one `RuleCheck`: its kind mask and two shared checks, its change filter and
+ * the rest of its flight filter. Rules written alike — 100,000 passenger rules use a
  * handful of selector lists and one window per day — share one check, which then runs
  * once per event however many of those rules are candidates, and costs memory once.
  */
@@ -13,54 +13,68 @@ import { changeFilterKey, flightFilterKey } from "./check-key.js";
 import { ALL_KINDS, type EventView, kindBit, type SharedCheck } from "./event-view.js";
 import { compileFlightFilter, filterFlightNumbers } from "./flight-filter.js";
 
-/** One rule with its predicates built (by a `RuleCompiler`). */
-export class CompiledRule {
-  readonly rule: Rule;
+/**
+ * What a rule checks of a candidate event (its change filter, the rest of its flight
+ * filter), shared by every rule whose two checks are the same: 100,000 passenger rules
+ * need a handful, and a set keeps one reference per rule.
+ */
+export class RuleCheck {
   /** Bits of every kind some selector can match; all bits when the rule takes every change. */
   readonly kinds: number;
-  /** The flight numbers it names, normal form; undefined when it names none. */
-  readonly numbers: readonly string[] | undefined;
   /** Position of the first matching selector (−1: none); undefined = every change. */
   private readonly selectors: SharedCheck | undefined;
   /** The flight filter but for `flights` (1 holds, 0 not); undefined = nothing else to check. */
   private readonly filter: SharedCheck | undefined;
 
-  constructor(
-    rule: Rule,
-    kinds: number,
-    numbers: readonly string[] | undefined,
-    selectors: SharedCheck | undefined,
-    filter: SharedCheck | undefined,
-  ) {
-    this.rule = rule;
+  constructor(kinds: number, selectors: SharedCheck | undefined, filter: SharedCheck | undefined) {
     this.kinds = kinds;
-    this.numbers = numbers;
     this.selectors = selectors;
     this.filter = filter;
   }
 
-  /** The rule's match of the event, or undefined when the rule does not select it. */
-  match(view: EventView): RuleMatch | undefined {
-    if ((this.kinds & view.kindBit) === 0) return undefined;
-    if (this.numbers !== undefined && !namesAny(view.names, this.numbers)) return undefined;
-    return this.matchCandidate(view);
-  }
-
   /**
-   * `match` for a candidate the index found: its kind and flight numbers are known to
-   * hold (it was filed under one of the event's numbers, or names none).
+   * The match of `rule` (one of those sharing this check) for a candidate: an event whose
+   * kind and flight numbers are known to hold (the index filed the rule under one of the
+   * event's numbers, or the rule names none).
    */
-  matchCandidate(view: EventView): RuleMatch | undefined {
+  match(rule: Rule, view: EventView): RuleMatch | undefined {
     let selector: ChangeSelector | undefined;
     if (this.selectors !== undefined) {
       const first = view.memo.run(this.selectors, view);
       if (first < 0) return undefined;
-      selector = this.rule.changes?.[first];
+      selector = rule.changes?.[first];
     }
     if (this.filter !== undefined && view.memo.run(this.filter, view) === 0) return undefined;
     return selector === undefined
-      ? { rule: this.rule, event: view.event }
-      : { rule: this.rule, event: view.event, selector };
+      ? { rule, event: view.event }
+      : { rule, event: view.event, selector };
+  }
+}
+
+/** One rule with its predicates built (by a `RuleCompiler`). */
+export class CompiledRule {
+  readonly rule: Rule;
+  /** The flight numbers it names, normal form; undefined when it names none. */
+  readonly numbers: readonly string[] | undefined;
+  /** Its checks, shared with the rules written alike. */
+  readonly check: RuleCheck;
+
+  constructor(rule: Rule, numbers: readonly string[] | undefined, check: RuleCheck) {
+    this.rule = rule;
+    this.numbers = numbers;
+    this.check = check;
+  }
+
+  /** Bits of every kind some selector can match; all bits when the rule takes every change. */
+  get kinds(): number {
+    return this.check.kinds;
+  }
+
+  /** The rule's match of the event, or undefined when the rule does not select it. */
+  match(view: EventView): RuleMatch | undefined {
+    if ((this.check.kinds & view.kindBit) === 0) return undefined;
+    if (this.numbers !== undefined && !namesAny(view.names, this.numbers)) return undefined;
+    return this.check.match(this.rule, view);
   }
 }
 
@@ -71,12 +85,21 @@ function namesAny(names: readonly string[], numbers: readonly string[]): boolean
 
 /**
  * Compiles rules, sharing one check among rules whose change filters (or flight filters
- * but for `flights`) are written alike. The checks of one compiler are numbered 0…n−1
- * for one `CheckMemo` of `checkCount` entries.
+ * but for `flights`) are written alike, and one `RuleCheck` among rules with the same
+ * two. The checks of one compiler are numbered 0…n−1 for one `CheckMemo` of
+ * `checkCount` entries.
  */
 export class RuleCompiler {
   private readonly selectorChecks = new Map<string, SharedCheck>();
   private readonly filterChecks = new Map<string, SharedCheck>();
+  private readonly ruleChecks = new Map<string, RuleCheck>();
+  /**
+   * The checks of frozen filters already compiled, by the filter itself: rules loaded
+   * alike hold one frozen filter (read/rule-interner.ts), whose key need not be written
+   * again for each. Frozen only: another could change between two rules.
+   */
+  private readonly byFlights = new Map<FlightFilter, SharedCheck | undefined>();
+  private readonly byChanges = new Map<readonly ChangeSelector[], SharedCheck>();
   private count = 0;
 
   /** How many shared checks the rules compiled so far use. */
@@ -86,38 +109,61 @@ export class RuleCompiler {
 
   /** Compiles one rule. */
   compile(rule: Rule): CompiledRule {
-    const numbers = numbersOf(rule.flights);
-    // The top-level `flights` is checked by the rule itself (and the index): the rest
-    // of the filter is shared by every rule written alike, whatever flight it names.
-    const filterKey = flightFilterKey(rule.flights, true);
-    const filter =
-      filterKey === ""
-        ? undefined
-        : this.shared(this.filterChecks, filterKey, () => {
-            const test = compileFlightFilter({ ...rule.flights, flights: undefined });
-            return (view) => (test(view) ? 1 : 0);
-          });
-    const { changes } = rule;
-    if (changes === undefined) return new CompiledRule(rule, ALL_KINDS, numbers, undefined, filter);
-    const selectors = this.shared(this.selectorChecks, changeFilterKey(changes), () =>
-      compileSelectorList(changes),
-    );
-    let kinds = 0;
-    for (const selector of changes) kinds |= kindsOf(selector);
-    return new CompiledRule(rule, kinds, numbers, selectors, filter);
+    return new CompiledRule(rule, numbersOf(rule.flights), this.checkOf(rule));
   }
 
-  private shared(
-    checks: Map<string, SharedCheck>,
-    key: string,
-    build: () => (view: EventView) => number,
-  ): SharedCheck {
-    let check = checks.get(key);
+  private checkOf(rule: Rule): RuleCheck {
+    const filter = this.filterCheck(rule.flights);
+    const { changes } = rule;
+    const selectors = changes === undefined ? undefined : this.selectorCheck(changes);
+    const key = `${selectors?.id ?? ""}/${filter?.id ?? ""}`;
+    let check = this.ruleChecks.get(key);
     if (check === undefined) {
-      check = { id: this.count++, run: build() };
-      checks.set(key, check);
+      let kinds = ALL_KINDS;
+      if (changes !== undefined) {
+        kinds = 0;
+        for (const selector of changes) kinds |= kindsOf(selector);
+      }
+      check = new RuleCheck(kinds, selectors, filter);
+      this.ruleChecks.set(key, check);
     }
     return check;
+  }
+
+  /**
+   * The top-level `flights` is checked by the rule itself (and the index): the rest of
+   * the filter is shared by every rule written alike, whatever flight it names.
+   */
+  private filterCheck(flights: FlightFilter): SharedCheck | undefined {
+    const frozen = Object.isFrozen(flights);
+    if (frozen && this.byFlights.has(flights)) return this.byFlights.get(flights);
+    const key = flightFilterKey(flights, true);
+    let check = this.filterChecks.get(key);
+    if (check === undefined && key !== "") {
+      const test = compileFlightFilter({ ...flights, flights: undefined });
+      check = this.shared((view) => (test(view) ? 1 : 0));
+      this.filterChecks.set(key, check);
+    }
+    if (frozen) this.byFlights.set(flights, check);
+    return check;
+  }
+
+  private selectorCheck(changes: readonly ChangeSelector[]): SharedCheck {
+    const frozen = Object.isFrozen(changes);
+    let check = frozen ? this.byChanges.get(changes) : undefined;
+    if (check !== undefined) return check;
+    const key = changeFilterKey(changes);
+    check = this.selectorChecks.get(key);
+    if (check === undefined) {
+      check = this.shared(compileSelectorList(changes));
+      this.selectorChecks.set(key, check);
+    }
+    if (frozen) this.byChanges.set(changes, check);
+    return check;
+  }
+
+  private shared(run: (view: EventView) => number): SharedCheck {
+    return { id: this.count++, run };
   }
 }
 

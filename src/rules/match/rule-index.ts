@@ -23,13 +23,13 @@ export class RuleIndex {
   private readonly kinds: Int32Array;
 
   constructor(entries: readonly IndexEntry[]) {
-    this.byKind = Array.from({ length: KIND_SLOTS }, () => []);
+    const byKind: number[][] = Array.from({ length: KIND_SLOTS }, () => []);
     this.kinds = new Int32Array(entries.length);
     entries.forEach((entry, position) => {
       this.kinds[position] = entry.kinds;
       if (entry.numbers === undefined) {
         for (let slot = 0; slot < KIND_SLOTS; slot++) {
-          if ((entry.kinds & (1 << slot)) !== 0) this.byKind[slot]?.push(position);
+          if ((entry.kinds & (1 << slot)) !== 0) byKind[slot]?.push(position);
         }
         return;
       }
@@ -40,6 +40,12 @@ export class RuleIndex {
         else filed.push(position);
       }
     });
+    // Lists sized to what they hold (a pushed list keeps room to grow): the index lives
+    // as long as its set.
+    for (const [number, filed] of this.byFlight) {
+      if (typeof filed !== "number" && filed.length > 2) this.byFlight.set(number, filed.slice());
+    }
+    this.byKind = byKind.map((positions) => positions.slice());
   }
 
   /**

@@ -10,7 +10,7 @@ import type { ChangeEvent } from "../../diff/change.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../../time/local-time.js";
 import type { Rule } from "../rule.js";
 import type { RuleMatch } from "../rule-match.js";
-import { type CompiledRule, RuleCompiler } from "./compiled-rule.js";
+import { type RuleCheck, RuleCompiler } from "./compiled-rule.js";
 import { CheckMemo, EventView, isMove, normalisedNames } from "./event-view.js";
 import { MatchContext } from "./match-context.js";
 import { RuleIndex } from "./rule-index.js";
@@ -24,7 +24,8 @@ export interface RuleSetOptions {
 /** Rules compiled for matching: an index plus per-rule predicates. Immutable. */
 export class RuleSet {
   readonly rules: readonly Rule[];
-  private readonly compiled: readonly CompiledRule[];
+  /** Each rule's checks, by position: shared objects, a handful for rules written alike. */
+  private readonly checks: readonly RuleCheck[];
   private readonly index: RuleIndex;
   private readonly byId: ReadonlyMap<string, Rule>;
   private readonly zone: string;
@@ -41,9 +42,11 @@ export class RuleSet {
     // An unknown zone fails here (ConfigError), not at the first `today` bound matched.
     airportZone(this.zone);
     const compiler = new RuleCompiler();
-    this.compiled = this.rules.map((rule) => compiler.compile(rule));
+    // The compiled rules serve the index; the set keeps only their shared checks.
+    const compiled = this.rules.map((rule) => compiler.compile(rule));
+    this.checks = compiled.map((c) => c.check);
     this.memo = new CheckMemo(compiler.checkCount);
-    this.index = new RuleIndex(this.compiled);
+    this.index = new RuleIndex(compiled);
     this.byId = new Map(this.rules.map((rule) => [rule.id, rule]));
   }
 
@@ -86,7 +89,10 @@ export class RuleSet {
       positions.length = 0;
       for (let i = 0; i < candidates.length; i++) {
         const position = candidates[i] as number;
-        const found = (this.compiled[position] as CompiledRule).matchCandidate(view);
+        const found = (this.checks[position] as RuleCheck).match(
+          this.rules[position] as Rule,
+          view,
+        );
         if (found === undefined) continue;
         matches.push(found);
         positions.push(position);

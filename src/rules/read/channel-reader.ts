@@ -15,7 +15,13 @@ import {
   TEMPLATE_FIELDS,
   unknownPlaceholders,
 } from "../../render/alert-template.js";
-import { CHANNEL_TYPES, type ChannelSpec, type ChannelType, type SourcePosition } from "../rule.js";
+import {
+  CHANNEL_TYPES,
+  type ChannelSpec,
+  type ChannelType,
+  type RetrySchedule,
+  type SourcePosition,
+} from "../rule.js";
 import { suggestionHint } from "./did-you-mean.js";
 import { readRetry } from "./retry-reader.js";
 import { CHANNEL_KEYS } from "./rule-schema.js";
@@ -33,9 +39,29 @@ const MIN_SECRET_BYTES = 16;
 const isChannelType = (text: string): text is ChannelType =>
   (CHANNEL_TYPES as readonly string[]).includes(text);
 
+/**
+ * What a channel's keys give, any type's, becoming the channel once named. Keys are only
+ * added, in one order, and only when written (none is deleted after): channels written
+ * alike share one hidden class, and hold exactly the keys written.
+ */
+interface ChannelFields {
+  type?: ChannelType;
+  source?: SourcePosition;
+  retry?: RetrySchedule;
+  url?: string;
+  template?: string;
+  to?: string[];
+  subject?: string;
+  unsubscribeUrl?: string;
+  secret?: string;
+  format?: "cloudevents" | "json";
+  name?: string;
+}
+
 /** A channel read, before names are given. */
 interface Draft {
-  spec: Omit<ChannelSpec, "name">;
+  type: ChannelType;
+  fields: ChannelFields;
   name?: string;
   /** Where the name was given, or the channel (for a default name). */
   nameNode: TreeNode;
@@ -68,15 +94,15 @@ const NO_CHANNELS: EmptyList = {
 /** Gives each channel its name (`slack`, or `slack-1`, `slack-2` …) and checks they differ. */
 function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined {
   const ofType = new Map<string, number>();
-  for (const d of drafts) ofType.set(d.spec.type, (ofType.get(d.spec.type) ?? 0) + 1);
+  for (const d of drafts) ofType.set(d.type, (ofType.get(d.type) ?? 0) + 1);
   const seen = new Map<string, number>();
-  const specs: ChannelSpec[] = [];
   let ok = true;
-  for (const d of drafts) {
-    const nth = (seen.get(`#${d.spec.type}`) ?? 0) + 1;
-    seen.set(`#${d.spec.type}`, nth);
-    const name =
-      d.name ?? ((ofType.get(d.spec.type) ?? 0) > 1 ? `${d.spec.type}-${nth}` : d.spec.type);
+  // `map`, not pushes: the array a rule keeps is sized exactly.
+  const specs = drafts.map((d) => {
+    const { type } = d;
+    const nth = (seen.get(`#${type}`) ?? 0) + 1;
+    seen.set(`#${type}`, nth);
+    const name = d.name ?? ((ofType.get(type) ?? 0) > 1 ? `${type}-${nth}` : type);
     if (seen.has(name)) {
       r.problem(
         d.nameNode,
@@ -87,8 +113,10 @@ function nameChannels(r: TreeReader, drafts: Draft[]): ChannelSpec[] | undefined
       ok = false;
     }
     seen.set(name, 1);
-    specs.push({ ...d.spec, name } as ChannelSpec);
-  }
+    // The last key: the object read is the channel (a copy of it would cost more).
+    d.fields.name = name;
+    return d.fields as ChannelSpec;
+  });
   return ok ? specs : undefined;
 }
 
@@ -107,17 +135,20 @@ function readChannel(
     r.problem(map, path, "channel has no `type`", `write type: ${CHANNEL_TYPES.join(", ")}`);
     return undefined;
   }
-  const type = r.string(typeEntry.value, join(path, "type"), "`type`");
-  if (type === undefined) return undefined;
-  if (!isChannelType(type)) {
+  const written = r.string(typeEntry.value, join(path, "type"), "`type`");
+  if (written === undefined) return undefined;
+  if (!isChannelType(written)) {
     r.problem(
       typeEntry.value,
       join(path, "type"),
-      `unknown channel type \`${type}\``,
-      suggestionHint(type, CHANNEL_TYPES),
+      `unknown channel type \`${written}\``,
+      suggestionHint(written, CHANNEL_TYPES),
     );
     return undefined;
   }
+  // The table's string, not the one read: every channel of the type (and its default
+  // name) holds that one.
+  const type = CHANNEL_TYPES[CHANNEL_TYPES.indexOf(written)] as ChannelType;
   const allowed = ["type", "name", ...CHANNEL_KEYS[type]];
   const entries = r.entries(map, path, allowed, (key) => {
     const owner = CHANNEL_TYPES.find((t) => t !== type && CHANNEL_KEYS[t].includes(key));
@@ -126,7 +157,15 @@ function readChannel(
     return `\`${key}\` is for ${owner} channels; ${type} channels take ${own.length > 0 ? own.map((k) => `\`${k}\``).join(", ") : "no options"}`;
   });
   const source: SourcePosition = r.position(node);
-  const draft: Draft = { spec: { type, source } as Draft["spec"], nameNode: node, path };
+  // Built from an empty object, key by key: channels share hidden classes along one tree
+  // of transitions (a copy made by spreading, as it was, got one of its own: 190 B each).
+  const spec: ChannelFields = {};
+  spec.type = type;
+  spec.source = source;
+  const draft: Draft = { type, fields: spec, nameNode: node, path };
+  const put = <K extends keyof ChannelFields>(key: K, value: ChannelFields[K] | undefined) => {
+    if (value !== undefined) spec[key] = value;
+  };
   const nameEntry = entries.get("name");
   if (nameEntry) {
     const name = r.string(nameEntry.value, join(path, "name"), "`name`");
@@ -142,7 +181,6 @@ function readChannel(
       draft.nameNode = nameEntry.value;
     }
   }
-  const spec = draft.spec as Record<string, unknown>;
   const text = (key: string, what: string): string | undefined => {
     const entry = entries.get(key);
     return entry && r.string(entry.value, join(path, key), what);
@@ -187,17 +225,26 @@ function readChannel(
     return readUrl(r, entry, join(path, key), key === "url" ? outbound : undefined);
   };
   const retry = entries.get("retry");
-  if (retry) spec.retry = readRetry(r, retry, join(path, "retry"));
+  if (retry) {
+    // Shared by the channels written alike (frozen): a schedule is what is written.
+    put(
+      "retry",
+      r.shared("retry", retry.value, () => readRetry(r, retry, join(path, "retry"))),
+    );
+  }
   switch (type) {
     case "slack":
-      spec.url = r.credential(() => url("url", true));
-      spec.template = template("template");
+      put(
+        "url",
+        r.credential(() => url("url", true)),
+      );
+      put("template", template("template"));
       break;
     case "email": {
-      spec.to = readAddresses(r, entries.get("to"), map, path);
-      spec.subject = template("subject");
-      spec.template = template("template");
-      spec.unsubscribeUrl = url("unsubscribe_url", false);
+      put("to", readAddresses(r, entries.get("to"), map, path));
+      put("subject", template("subject"));
+      put("template", template("template"));
+      put("unsubscribeUrl", url("unsubscribe_url", false));
       checkUnsubscribePlaceholder(
         r,
         entries.get("unsubscribe_url"),
@@ -207,9 +254,16 @@ function readChannel(
       break;
     }
     case "webhook": {
-      spec.url = r.credential(() => url("url", true));
+      put(
+        "url",
+        r.credential(() => url("url", true)),
+      );
       const secret = entries.get("secret");
-      if (secret) spec.secret = r.credential(() => readSecret(r, secret, join(path, "secret")));
+      if (secret)
+        put(
+          "secret",
+          r.credential(() => readSecret(r, secret, join(path, "secret"))),
+        );
       const format = text("format", "`format`");
       if (format !== undefined && format !== "cloudevents" && format !== "json") {
         r.problem(
@@ -219,13 +273,12 @@ function readChannel(
           suggestionHint(format, ["cloudevents", "json"]),
         );
       }
-      spec.format = format === "json" ? "json" : "cloudevents";
+      put("format", format === "json" ? "json" : "cloudevents");
       break;
     }
     case "console":
       break;
   }
-  for (const key of Object.keys(spec)) if (spec[key] === undefined) delete spec[key];
   return r.failures === failedBefore ? draft : undefined;
 }
 
@@ -260,7 +313,9 @@ function readUrl(
     return undefined;
   }
   const plainOk = outbound === undefined ? LOOPBACK.has(url.hostname) : outbound.vouchesFor(url);
-  if (url.protocol === "https:" || (url.protocol === "http:" && plainOk)) return text.trim();
+  if (url.protocol === "https:" || (url.protocol === "http:" && plainOk)) {
+    return r.interner.string(text.trim());
+  }
   r.problem(
     entry.value,
     path,
@@ -306,7 +361,8 @@ function readAddresses(
   const empty = { message: "`to` is empty", hint: "list at least one address" };
   return readItems(r, entry.value, join(path, "to"), "`to`", empty, (item, at) => {
     const address = r.string(item, at, "an address")?.trim();
-    if (address === undefined || EMAIL_RE.test(address)) return address;
+    if (address === undefined) return undefined;
+    if (EMAIL_RE.test(address)) return r.interner.string(address);
     r.problem(item, at, `\`${address}\` is not an email address`, "write it as name@example.com");
     return undefined;
   });
@@ -335,5 +391,5 @@ function readSecret(r: TreeReader, entry: Entry, path: string): string | undefin
     );
     return undefined;
   }
-  return secret;
+  return r.interner.string(secret);
 }

@@ -155,7 +155,7 @@ function readSchedule(
       r.problem(entry.value, at, bound.message, bound.hint);
       continue;
     }
-    window[edge] = { ...bound.value };
+    window[edge] = bound.value;
     nodes[edge] = entry.value;
   }
   // An unknown key alone (`form:`) has its own problem; this is for `schedule: {}`.

@@ -7,12 +7,13 @@
 import type { RuleProblem } from "../../errors.js";
 import { OutboundPolicy } from "../../outbound/outbound-policy.js";
 import { airportZone } from "../../time/local-time.js";
-import type { FlappingSpec, Rule, SourcePosition } from "../rule.js";
+import type { FlappingSpec, FlightFilter, Rule, SourcePosition } from "../rule.js";
 import { readChangeSelectors } from "./change-selector-reader.js";
 import { readChannels } from "./channel-reader.js";
 import { didYouMean, suggestionHint } from "./did-you-mean.js";
 import { readFlightFilter } from "./flight-filter-reader.js";
 import { parseRuleDocument } from "./rule-document.js";
+import { RuleInterner } from "./rule-interner.js";
 import { FLAPPING_KEYS, FLIGHT_FILTER_KEYS, RULE_KEYS } from "./rule-schema.js";
 import { type Entry, join, TreeReader } from "./tree-reader.js";
 import type { RuleVariables } from "./variable-substitution.js";
@@ -22,6 +23,8 @@ import type { TreeMap, TreeNode } from "./yaml-tree.js";
 export const RULE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const LABEL_KEY_RE = /^[A-Za-z0-9_.-]+$/;
 const DAY_MS = 86_400_000;
+/** The flight filter of a rule without `flights`, shared (frozen, as shared parts are). */
+const EVERY_FLIGHT: FlightFilter = Object.freeze({});
 
 /** What reading rule files needs: the rule variables and the airport's time zone. */
 export interface RuleReadOptions {
@@ -51,8 +54,16 @@ export interface RuleFileRead {
   secretVariables: string[];
 }
 
-/** Reads and validates one file's text; problems sorted by position. */
-export function readRuleFile(text: string, file: string, options: RuleReadOptions): RuleFileRead {
+/**
+ * Reads and validates one file's text; problems sorted by position. Rules of files read
+ * with one `interner` share what they have in common.
+ */
+export function readRuleFile(
+  text: string,
+  file: string,
+  options: RuleReadOptions,
+  interner: RuleInterner = new RuleInterner(),
+): RuleFileRead {
   airportZone(options.zone);
   const doc = parseRuleDocument(text, file);
   const result: RuleFileRead = {
@@ -74,7 +85,7 @@ export function readRuleFile(text: string, file: string, options: RuleReadOption
     });
     return result;
   }
-  const r = new TreeReader(file, doc.lines, options.vars);
+  const r = new TreeReader(file, doc.lines, options.vars, interner);
   const list = readTop(r, doc.root);
   const firstAt = new Map<string, SourcePosition>();
   list?.forEach((item, i) => {
@@ -208,17 +219,22 @@ function readRule(
         if (description !== undefined) rule.description = description;
         break;
       }
+      // Parts rules written alike share (frozen), read once (TreeReader.shared).
       case "labels":
-        rule.labels = readLabels(r, entry, at);
+        rule.labels = r.shared("labels", entry.value, () => readLabels(r, entry, at)) ?? {};
         break;
       case "enabled":
         read.enabled = r.boolean(entry.value, at, "`enabled`") ?? true;
         break;
       case "flights":
-        rule.flights = readFlightFilter(r, entry.value, at, zone);
+        rule.flights = r.shared("flights", entry.value, () =>
+          readFlightFilter(r, entry.value, at, zone),
+        );
         break;
       case "changes":
-        rule.changes = readChangeSelectors(r, entry.value, at);
+        rule.changes = r.shared("changes", entry.value, () =>
+          readChangeSelectors(r, entry.value, at),
+        );
         break;
       case "channels":
         rule.channels = readChannels(r, entry.value, at, outbound);
@@ -230,7 +246,7 @@ function readRule(
         rule.coolDownMs = readWait(r, entry, at, "`cool_down`");
         break;
       case "flapping":
-        rule.flapping = readFlapping(r, entry.value, at);
+        rule.flapping = r.shared("flapping", entry.value, () => readFlapping(r, entry.value, at));
         break;
     }
   }
@@ -242,18 +258,20 @@ function readRule(
       "add at least one, e.g. channels: [{ type: console }]",
     );
   }
-  if (r.failed || id === undefined || !idEntry || !rule.channels) return read;
+  if (r.failed || id === undefined || !read.idSource || !rule.channels) return read;
+  // Built in one go with every key (undefined when not written): every rule has one
+  // hidden class, and none is changed once built.
   read.rule = {
     id,
-    ...(rule.description !== undefined ? { description: rule.description } : {}),
+    description: rule.description,
     labels: rule.labels,
-    source: r.position(idEntry.value),
-    flights: rule.flights ?? {},
-    ...(rule.changes ? { changes: rule.changes } : {}),
+    source: read.idSource.source,
+    flights: rule.flights ?? EVERY_FLIGHT,
+    changes: rule.changes,
     channels: rule.channels,
     groupWaitMs: rule.groupWaitMs ?? 0,
     coolDownMs: rule.coolDownMs ?? 0,
-    ...(rule.flapping ? { flapping: rule.flapping } : {}),
+    flapping: rule.flapping,
   };
   return read;
 }

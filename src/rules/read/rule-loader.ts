@@ -15,6 +15,7 @@ import {
   readRuleFile,
   sortProblems,
 } from "./rule-file-reader.js";
+import { RuleInterner } from "./rule-interner.js";
 import type { RuleVariables } from "./variable-substitution.js";
 
 /** What loading rules needs. */
@@ -67,13 +68,15 @@ export async function loadRuleDir(dir: string, options: RuleLoadOptions): Promis
     load.files.map((file) => readFile(file, "utf8").catch((err: unknown) => err as Error)),
   );
   const firstAt = new Map<string, SourcePosition>();
+  // One for the directory: rules written alike share their parts across files too.
+  const interner = new RuleInterner();
   load.files.forEach((file, i) => {
     const text = texts[i];
     if (typeof text !== "string") {
       load.problems.push(fileProblem(file, `cannot read the file: ${errorText(text)}`));
       return;
     }
-    const read = readRuleFile(text, file, options);
+    const read = readRuleFile(text, file, options, interner);
     const problems = read.problems;
     for (const name of read.secretVariables) {
       if (!load.secretVariables.includes(name)) load.secretVariables.push(name);

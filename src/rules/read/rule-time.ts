@@ -33,12 +33,17 @@ export function readScheduleBound(
   const cached = boundCache.get(key);
   if (cached !== undefined) return cached;
   const read = readBound(text, edge, zone);
+  if (read.ok) Object.freeze(read.value);
   if (boundCache.size >= 10_000) boundCache.clear();
   boundCache.set(key, read);
   return read;
 }
 
-/** Bounds already read; callers copy the bound they keep. */
+/**
+ * Bounds already read. Frozen, so the windows of every rule that writes them share
+ * them (a frozen copy would cost a hidden class of its own each: copies made by spreading
+ * do not share one when frozen).
+ */
 const boundCache = new Map<string, Read<TimeBound>>();
 
 function readBound(text: string, edge: "from" | "to", zone: string): Read<TimeBound> {

@@ -3,11 +3,13 @@
  * fails records a RuleProblem (file, line, column, rule id, path, message, hint) and
  * returns undefined, so the validator goes on and reports every problem in one pass.
  * Aliases are followed, merge keys (`<<`) applied, and `${NAME}` substituted into
- * string values as they are read.
+ * string values as they are read. Strings read are copied out of the file text, and
+ * parts that rules write alike are read once and shared (`shared`).
  */
 import type { RuleProblem } from "../../errors.js";
 import type { SourcePosition } from "../rule.js";
 import { suggestionHint } from "./did-you-mean.js";
+import { RuleInterner } from "./rule-interner.js";
 import { readRuleDuration } from "./rule-time.js";
 import { type RuleVariables, substituteVariables } from "./variable-substitution.js";
 import type { LineTable, TreeMap, TreeNode, TreeScalar, TreeSeq } from "./yaml-tree.js";
@@ -21,6 +23,11 @@ export interface Entry {
 
 /** Aliases deeper than this are a loop (`&a [*a]`) or abuse, not a rule file. */
 const MAX_ALIAS_DEPTH = 32;
+/**
+ * Nesting `TreeReader.shared` writes keys for: a rule's parts nest a few levels (`not`
+ * filters up to four); a part nested deeper is read each time, unshared.
+ */
+const MAX_WRITTEN_DEPTH = 8;
 
 /** Reads one file's tree, collecting problems. */
 export class TreeReader {
@@ -30,6 +37,8 @@ export class TreeReader {
   ruleId: string | undefined;
   /** Rule variables read into a credential (an endpoint URL, a signing secret). */
   readonly secretVariables = new Set<string>();
+  /** What the rules of this load share; strings kept in rules go through it (see `string`). */
+  readonly interner: RuleInterner;
   readonly #lines: LineTable;
   readonly #vars: RuleVariables;
   #inCredential = false;
@@ -37,10 +46,16 @@ export class TreeReader {
   #failed = false;
   #failures = 0;
 
-  constructor(file: string, lines: LineTable, vars: RuleVariables) {
+  constructor(
+    file: string,
+    lines: LineTable,
+    vars: RuleVariables,
+    interner: RuleInterner = new RuleInterner(),
+  ) {
     this.file = file;
     this.#lines = lines;
     this.#vars = vars;
+    this.interner = interner;
   }
 
   /** Starts a rule: problems from now on carry its id, and `failed` tells whether it had any. */
@@ -187,7 +202,8 @@ export class TreeReader {
 
   /**
    * A string value, `${NAME}` substituted. Numbers are taken as written (`gate: 07` is
-   * `07`); booleans, null, mappings and lists are problems.
+   * `07`); booleans, null, mappings and lists are problems. The string is one of its
+   * own, not a view into the file text (see `RuleInterner.string`): rules keep it.
    */
   string(node: TreeNode, path: string, what: string): string | undefined {
     const n = this.resolve(node);
@@ -196,8 +212,11 @@ export class TreeReader {
       return undefined;
     }
     const value = n.value;
-    if (typeof value === "string") return this.substitute(n, value, path);
-    if (typeof value === "number") return n.plain ?? String(value);
+    if (typeof value === "string") {
+      const text = this.substitute(n, value, path);
+      return text === undefined ? undefined : this.interner.string(text);
+    }
+    if (typeof value === "number") return this.interner.string(n.plain ?? String(value));
     this.problem(
       node,
       path,
@@ -228,6 +247,62 @@ export class TreeReader {
     } finally {
       this.#inCredential = false;
     }
+  }
+
+  /**
+   * What `read` makes of `node`, shared with the rules of this load that wrote the same
+   * before (`kind` names the part: equal text means the same value only for the same
+   * reader). The first read without problems is kept (frozen, see `RuleInterner.keep`)
+   * and given to every later node written alike, which is then not read at all. Only
+   * for parts whose value is what is written, never where (no source positions), and
+   * that record no secret variables; a node with merge keys or deep nesting is read
+   * each time.
+   */
+  shared<T extends object>(kind: string, node: TreeNode, read: () => T | undefined): T | undefined {
+    const written = this.#writtenKey(node, 0);
+    if (written === undefined) return read();
+    const key = `${kind}${written}`;
+    const known = this.interner.known(key);
+    if (known !== undefined) return known as T;
+    const failures = this.#failures;
+    const value = read();
+    return value === undefined || this.#failures !== failures
+      ? value
+      : this.interner.keep(key, value);
+  }
+
+  /**
+   * `node` as written, types and nesting included (aliases followed), so that equal keys
+   * read alike; undefined for merge keys (whose reading can report) and nesting deeper
+   * than a rule's parts go.
+   */
+  #writtenKey(node: TreeNode, depth: number): string | undefined {
+    if (depth > MAX_WRITTEN_DEPTH) return undefined;
+    const n = this.resolve(node);
+    if (n.kind === "scalar") {
+      const value = n.value;
+      // Strings are self-delimiting by their length; other scalars end with `;`.
+      if (typeof value === "string") return `s${value.length}:${value}`;
+      if (value === null) return n.empty ? "e;" : "z;";
+      return `${typeof value === "number" ? "n" : "b"}${n.plain ?? String(value)};`;
+    }
+    let key = n.kind === "seq" ? "[" : "{";
+    if (n.kind === "seq") {
+      for (const item of n.items) {
+        const inner = this.#writtenKey(item, depth + 1);
+        if (inner === undefined) return undefined;
+        key += inner;
+      }
+      return `${key}]`;
+    }
+    for (const pair of n.pairs) {
+      if (pair.merge) return undefined;
+      const name = this.#writtenKey(pair.key, depth + 1);
+      const value = name === undefined ? undefined : this.#writtenKey(pair.value, depth + 1);
+      if (value === undefined) return undefined;
+      key += name + value;
+    }
+    return `${key}}`;
   }
 
   /** A rule-file duration in milliseconds (`90s`, `1h30m`; a bare number is a problem). */
@@ -315,7 +390,8 @@ export function readItems<T>(
     if (value === undefined) ok = false;
     else if (!out.includes(value)) out.push(value);
   });
-  return ok ? out : undefined;
+  // A copy sized exactly: the first push leaves room for 17 items, and rules keep lists.
+  return ok ? out.slice() : undefined;
 }
 
 /** `readItems` for a key's value; `consequence` says what an empty list would do ("it would match no flight"). */
