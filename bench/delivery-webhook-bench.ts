@@ -29,7 +29,7 @@ const BURST = 20_000;
 const STEADY_RATE = 1_000;
 const STEADY_SECONDS = 5;
 /** The workers' default webhook concurrency (DeliveryWorkers), per process. */
-const CONCURRENCY = 256;
+const CONCURRENCY = 64;
 const PROCESSES = [1, 2];
 
 const fmt = (n: number): string => Math.round(n).toLocaleString("en");

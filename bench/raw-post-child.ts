@@ -2,7 +2,7 @@
  * The wire's own rate, the peer of the whole-daemon webhook figures: a plain undici
  * client in a process of its own POSTs signed bodies (node:crypto HMAC, as the
  * daemon signs) to the same receiver, over a keep-alive pool of as many connections
- * as the daemon's webhook sender keeps to one origin, that many requests in flight. Nothing else:
+ * as the daemon's webhook workers use, that many requests in flight. Nothing else:
  * no queue, no Redis, no rules.
  *
  * Protocol over IPC: it sends `{ ready: true }`; asked a RawPostRequest it answers a

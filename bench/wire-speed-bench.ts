@@ -49,7 +49,7 @@ const STEADY_SECONDS = 10;
 const RECORDS_PER_DAY = Math.ceil(RECORDS_PER_10K_FLIGHTS * 2.6);
 const PAGE_SIZE = 1_000;
 const WAIT_MS = 180_000;
-/** Connections the daemon's webhook sender keeps to one origin (the raw client's pool and requests in flight). */
+/** The daemon's webhook concurrency (the raw client keeps as many requests in flight). */
 const CONCURRENCY = 64;
 
 const fmt = (n: number): string => Math.round(n).toLocaleString("en");
