@@ -56,12 +56,7 @@ export interface DeliveryWorkersOptions {
   now?: () => number;
   /** Jitter source (default Math.random). */
   random?: () => number;
-  /**
-   * Jobs in flight per channel type (defaults: webhook 256, slack 8, email 8, console 1).
-   * A webhook job spends most of its time waiting (Redis, the receiver): 256 keep a
-   * worker busy where 64 left it half idle; the sender holds at most 64 connections to
-   * one origin, the rest wait for one.
-   */
+  /** Jobs in flight per channel type (defaults: webhook 64, slack 8, email 8, console 1). */
   concurrency?: Partial<Record<ChannelType, number>>;
   /**
    * A dead worker's notifications are sent by another within this (default 30 s,
@@ -106,7 +101,7 @@ const MAX_TURN_ROUNDS = 4;
 export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
 const DEFAULT_CONCURRENCY: Record<ChannelType, number> = {
-  webhook: 256,
+  webhook: 64,
   slack: 8,
   email: 8,
   console: 1,
