@@ -8,7 +8,8 @@
  * signed the same way, to the same receiver (bench/raw-post-child.ts).
  *
  * 1. A burst: 20,000 flights change gate at once (their codeshare records follow),
- *    each taken by one rule and endpoint; timed from the change to the last arrival.
+ *    each taken by one rule and endpoint; timed from the poll's commit (what detection
+ *    hands on) to the last arrival, and from the change.
  *    Figures: notifications/s, daemon CPU per notification (polls included), Redis
  *    commands per notification (INFO commandstats: commands run inside scripts
  *    count) and requests (top-level commands) and socket reads (≈ round trips) per
@@ -216,14 +217,18 @@ async function burst(
     .sort((a, b) => b[1] - a[1])
     .map(([name, n]) => `${name} ${n.toFixed(2)}`)
     .join(", ");
-  const perSecond = fate.delivered / ((last - first) / 1000);
+  // From the poll's commit (the burst visible to the rest of the pipeline) to the last
+  // arrival: dispatch, notify and delivery. Timed from the first arrival instead, a
+  // daemon that starts sending later would look faster.
+  const committed = outbox[0] ?? t0;
+  const perSecond = fate.delivered / ((last - committed) / 1000);
   const endToEnd = fate.delivered / ((last - t0) / 1000);
   const line =
     `  burst ${fmt(flights.length)}: ${fmt(perSecond)} notifications/s (${fmt(fate.delivered)} of ` +
-    `${fmt(flights.length)} in ${((last - first) / 1000).toFixed(2)} s, first arrival to last); from the change: ` +
-    `first after ${fmt(first - t0)} ms (the poll that reads them all), last after ${fmt(last - t0)} ms ` +
-    `(${fmt(endToEnd)}/s); committed after ${fmt((outbox[0] ?? t0) - t0)}–${fmt((outbox.at(-1) ?? t0) - t0)} ms, ` +
-    `alerts decided after ${fmt((decided[0] ?? t0) - t0)}–${fmt((decided.at(-1) ?? t0) - t0)} ms; ${fate.missing} missing, ${updates.repeats} twice so far, ${report.unverified} bad signatures\n` +
+    `${fmt(flights.length)} in ${((last - committed) / 1000).toFixed(2)} s from the poll's commit to the last arrival); ` +
+    `from the change: committed after ${fmt(committed - t0)} ms (one poll reads them all), alerts decided ` +
+    `${fmt((decided[0] ?? t0) - t0)}–${fmt((decided.at(-1) ?? t0) - t0)} ms, arrivals ${fmt(first - t0)}–${fmt(last - t0)} ms ` +
+    `(${fmt(endToEnd)}/s from the change); ${fate.missing} missing, ${updates.repeats} twice so far, ${report.unverified} bad signatures\n` +
     `    per notification: daemon CPU ${fmt(cpuUs)} µs (polls included${daemons.length > 1 ? `; ${cpusUs.map(fmt).join(" + ")}` : ""}; ` +
     `${busy.join(" + ")} % of a core), receiver ${fmt(receiverUs)} µs, ` +
     `Redis ${fmt(per("cpuMs") * 1000)} µs; Redis commands ${per("commands").toFixed(1)} ` +
@@ -392,7 +397,7 @@ export const wireSpeedBenchmark: Benchmark = {
       const share = single.perSecond / wire.perSecond;
       headlines.push(
         {
-          figure: `webhook notifications/s through the whole daemon (1 process, ${ENDPOINTS} endpoints, burst of ${fmt(BURST)} changes)`,
+          figure: `webhook notifications/s through the whole daemon (1 process, ${ENDPOINTS} endpoints, burst of ${fmt(BURST)} changes, the poll's commit → last arrival)`,
           value: `${fmt(single.perSecond)}/s`,
           aim: "≥ 2,000/s",
           met: single.perSecond >= 2_000,
