@@ -10,7 +10,9 @@ import { Job } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { readEmailSettings } from "../../src/config/email-settings.js";
 import { isLockLost } from "../../src/daemon/redis-trouble.js";
-import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
+import { type ChannelSender, type SendContext, stillMine } from "../../src/deliver/channel-sender.js";
+import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { DeliveryJob } from "../../src/deliver/delivery-queues.js";
 import { DestinationLimiter, destinationHash } from "../../src/deliver/destination-limiter.js";
 import { EmailSender } from "../../src/deliver/email-sender.js";
@@ -177,6 +179,57 @@ describe("a worker that lost its job's lock", () => {
       expect(asked).toEqual(["slack"]);
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  it("asks Redis about its lock when a send that did not wait comes late (a stalled attempt)", async () => {
+    // A sender that takes its time before asking, without a pace wait: the attempt
+    // stalled (a busy event loop) for more than a quarter of the lock.
+    const asked: boolean[] = [];
+    const stalling: ChannelSender = {
+      type: "webhook",
+      async send(_n, _c, context) {
+        await pause(context.attempt === 1 && asked.length === 0 ? 1_500 : 0);
+        const mine = await stillMine(context);
+        asked.push(mine);
+        return mine ? { status: "delivered" } : { status: "abandoned" };
+      },
+      async close() {},
+    };
+    const r = ruleWith(hook("http://127.0.0.1:9/unused"));
+    const original = Job.prototype.extendLock;
+    let extended = 0;
+    const spy = vi
+      .spyOn(Job.prototype, "extendLock")
+      .mockImplementation(function (this: Job, token: string, duration: number) {
+        extended++;
+        return original.call(this, token, duration);
+      });
+    const workers = new DeliveryWorkers({
+      connection: await rig.connection(true),
+      keys: rig.keys,
+      senders: { webhook: stalling },
+      rules: () => new RuleSet([r], { zone: ZONE }),
+      zone: ZONE,
+      log: rig.log,
+      // A quarter of the lock is 1 s: the stalled send (1.5 s) asks, the next one not.
+      lockDurationMs: 4_000,
+      stalledIntervalMs: 2_000,
+    });
+    try {
+      await workers.ready();
+      const [first] = jobsOf(alert("a1"), r) as [DeliveryJob];
+      await rig.queues.enqueue([first]);
+      await waitFor(async () => asked.length === 1, 10_000);
+      expect(extended).toBe(1);
+      const [second] = jobsOf(alert("a2"), r) as [DeliveryJob];
+      await rig.queues.enqueue([second]);
+      await waitFor(async () => asked.length === 2, 10_000);
+      expect(asked).toEqual([true, true]);
+      expect(extended).toBe(1);
+    } finally {
+      spy.mockRestore();
+      await workers.close();
     }
   });
 
