@@ -10,14 +10,18 @@ import { Job } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { readEmailSettings } from "../../src/config/email-settings.js";
 import { isLockLost } from "../../src/daemon/redis-trouble.js";
-import { type ChannelSender, type SendContext, stillMine } from "../../src/deliver/channel-sender.js";
-import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
-import { RuleSet } from "../../src/rules/match/rule-matcher.js";
+import {
+  type ChannelSender,
+  type SendContext,
+  stillMine,
+} from "../../src/deliver/channel-sender.js";
 import type { DeliveryJob } from "../../src/deliver/delivery-queues.js";
+import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
 import { DestinationLimiter, destinationHash } from "../../src/deliver/destination-limiter.js";
 import { EmailSender } from "../../src/deliver/email-sender.js";
 import { SlackSender } from "../../src/deliver/slack-sender.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { ChannelSpec } from "../../src/rules/rule.js";
 import { waitFor } from "../support/crash-run.js";
 import { LOOPBACK_OUTBOUND } from "../support/outbound.js";
@@ -199,12 +203,14 @@ describe("a worker that lost its job's lock", () => {
     const r = ruleWith(hook("http://127.0.0.1:9/unused"));
     const original = Job.prototype.extendLock;
     let extended = 0;
-    const spy = vi
-      .spyOn(Job.prototype, "extendLock")
-      .mockImplementation(function (this: Job, token: string, duration: number) {
-        extended++;
-        return original.call(this, token, duration);
-      });
+    const spy = vi.spyOn(Job.prototype, "extendLock").mockImplementation(function (
+      this: Job,
+      token: string,
+      duration: number,
+    ) {
+      extended++;
+      return original.call(this, token, duration);
+    });
     const workers = new DeliveryWorkers({
       connection: await rig.connection(true),
       keys: rig.keys,
