@@ -2,8 +2,8 @@
  * How the daemon hears its pipeline: every report becomes a metric, a log line an
  * operator can act on, and the stage health that /healthz reads.
  *
- * Each decided alert and each delivery is an info line — up to ROUTINE_LINES_PER_SECOND
- * of each kind a second; beyond that (a burst: thousands a second) the rest are logged
+ * Each decided alert, delivered and superseded notification is an info line — up to
+ * ROUTINE_LINES_PER_SECOND of each kind a second; beyond that (a burst: thousands a second) the rest are logged
  * at debug, and the next info line says how many were. Problems (retries, dead
  * letters) are always logged; the metrics count everything.
  */
@@ -75,7 +75,8 @@ export function daemonObserver(parts: DaemonObserverParts): PipelineObserver {
   const { log, metrics, stages, trouble } = parts;
   const quiet = parts.quietAlerts ? "debug" : "info";
   const alertLine = routineLog(log, quiet, parts.monotonic);
-  const deliveryLine = routineLog(log, quiet, parts.monotonic);
+  const deliveredLine = routineLog(log, quiet, parts.monotonic);
+  const supersededLine = routineLog(log, quiet, parts.monotonic);
   let polled = 0;
   return {
     polled(report) {
@@ -120,7 +121,8 @@ export function daemonObserver(parts: DaemonObserverParts): PipelineObserver {
         ...(record.reason ? { reason: record.reason } : {}),
       };
       if (record.result === "delivered" || record.result === "superseded") {
-        deliveryLine(fields, describeRecord(record));
+        const line = record.result === "delivered" ? deliveredLine : supersededLine;
+        line(fields, describeRecord(record));
       } else if (record.result === "retrying") log.warn(fields, describeRecord(record));
       else log.error(fields, describeRecord(record));
     },

@@ -118,6 +118,8 @@ export class DeliveryLog {
 
   /** Disables an endpoint (a 410 Gone); the first reason is kept. */
   async disable(endpoint: DisabledEndpoint): Promise<void> {
+    // Forgotten before and after: a read made while the write is under way is not kept.
+    this.#disabled = undefined;
     await this.#redis.hsetnx(this.#keys.disabledEndpoints, endpoint.id, JSON.stringify(endpoint));
     this.#disabled = undefined;
   }
@@ -146,6 +148,7 @@ export class DeliveryLog {
 
   /** Re-enables an endpoint; resolves to whether it was disabled. */
   async enable(endpointId: string): Promise<boolean> {
+    this.#disabled = undefined;
     const removed = (await this.#redis.hdel(this.#keys.disabledEndpoints, endpointId)) > 0;
     this.#disabled = undefined;
     return removed;

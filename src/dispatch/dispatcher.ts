@@ -4,8 +4,8 @@
  * the pure decisions of alert-decision.ts, with their memory kept in Redis by the
  * AlertStore. Groups that wait (`group_wait`, held flaps) are flushed when due.
  *
- * Each batch of outbox entries (what one read returns, up to a hundred) is decided
- * and acknowledged in one transaction — the entries one after the other, each seeing
+ * Each batch of outbox entries (what one read returns) is decided and acknowledged in
+ * one transaction — several when it concerns more than MAX_TARGETS (rule, flight)s — the entries one after the other, each seeing
  * the state the ones before it left, as if each had a transaction of its own — so a
  * crash at any point neither loses a match nor writes an alert twice; decisions
  * ignore an event they already took, so an entry decided again after a lost
@@ -36,6 +36,12 @@ import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";
 import type { Alert } from "./alert.js";
 import { type AlertState, admitMatches, type CatchUp, flushDue } from "./alert-decision.js";
 
+/**
+ * Most (rule, flight)s one transaction decides: a batch of entries that concerns more
+ * (broad rules matching every flight) is committed in several, an entry never split.
+ */
+export const MAX_TARGETS = 5_000;
+
 /** Default consumer group of the dispatcher on the outbox. */
 export const DISPATCH_GROUP = "dispatch";
 
@@ -51,6 +57,8 @@ export interface DispatcherOptions {
   now: () => number;
   /** Most due targets flushed per step (default 100). */
   flushBatch?: number;
+  /** Most (rule, flight)s one transaction decides (default MAX_TARGETS). */
+  maxTargets?: number;
   /**
    * The poll status, when this process polls: the dispatcher then catches up after
    * downtime (see the module comment). Without it, groups close on time, whatever
@@ -112,20 +120,42 @@ export class Dispatcher {
    */
   async admit(entries: readonly OutboxEntry[]): Promise<readonly Alert[]> {
     if (entries.length === 0) return [];
-    const { consumer, store } = this.#options;
     const now = this.#options.now();
-    const catchUp = this.#catchUp;
     const ruleSet = this.#options.rules();
-    const batches = entries.map((entry) => groupByTarget(ruleSet.match(entry.value, now)));
+    const alerts: Alert[] = [];
+    // Entries in order, cut where the next one would take a transaction past MAX_TARGETS
+    // (an entry is never split: its decisions commit with its acknowledgement).
+    let chunk: { entry: OutboxEntry; groups: MatchGroup[] }[] = [];
+    let targets = 0;
+    for (const entry of entries) {
+      const groups = groupByTarget(ruleSet.match(entry.value, now));
+      if (chunk.length > 0 && targets + groups.length > (this.#options.maxTargets ?? MAX_TARGETS)) {
+        alerts.push(...(await this.#commit(chunk, now)));
+        chunk = [];
+        targets = 0;
+      }
+      chunk.push({ entry, groups });
+      targets += groups.length;
+    }
+    alerts.push(...(await this.#commit(chunk, now)));
+    return alerts;
+  }
+
+  async #commit(
+    chunk: readonly { entry: OutboxEntry; groups: MatchGroup[] }[],
+    now: number,
+  ): Promise<readonly Alert[]> {
+    const { consumer, store } = this.#options;
+    const catchUp = this.#catchUp;
     const targets = new Targets();
-    for (const groups of batches) for (const g of groups) targets.add(g.target);
+    for (const { groups } of chunk) for (const g of groups) targets.add(g.target);
     crashPoint("dispatch.before-commit");
     const alerts = await store.transact(
       targets.list,
       (states) => {
         const updates = states.map((state): TargetUpdate<AlertState> => ({ state }));
         const decided: Alert[] = [];
-        for (const groups of batches) {
+        for (const { groups } of chunk) {
           for (const g of groups) {
             const update = updates[targets.indexOf(g.target)] as TargetUpdate<AlertState>;
             const decision = admitMatches(update.state, g.rule, g.matches, now, catchUp);
@@ -136,7 +166,11 @@ export class Dispatcher {
         }
         return { updates, alerts: decided };
       },
-      { stream: consumer.stream, group: consumer.group, entryIds: entries.map((e) => e.entryId) },
+      {
+        stream: consumer.stream,
+        group: consumer.group,
+        entryIds: chunk.map(({ entry }) => entry.entryId),
+      },
     );
     crashPoint("dispatch.after-commit");
     return alerts;

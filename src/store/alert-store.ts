@@ -109,8 +109,9 @@ export class AlertStore<S> {
   ): Promise<readonly Alert[]> {
     const keys = targets.map((t) => this.#keys.alertState(t.ruleId, t.flightKey));
     for (let attempt = 1; ; attempt++) {
-      if (keys.length > 0) await this.#redis.watch(...keys);
-      const raw = keys.length > 0 ? await this.#redis.mget(...keys) : [];
+      // Arrays, not spread arguments: a transaction may take thousands of keys.
+      if (keys.length > 0) await this.#redis.watch(keys);
+      const raw = keys.length > 0 ? await this.#redis.mget(keys) : [];
       let decided: AlertDecisions<S>;
       try {
         decided = decide(raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S))));

@@ -213,6 +213,49 @@ describe("Dispatcher on a real Redis", () => {
     }
   });
 
+  it("cuts a batch that concerns too many (rule, flight)s into several transactions, never an entry", async () => {
+    build([rule("one", { changes: ["gate"] }), rule("two", { changes: ["gate"] })]);
+    // Each entry concerns two targets (two rules); at most three per transaction.
+    const small = new Dispatcher({
+      consumer,
+      store,
+      rules: () => rules,
+      now: () => now,
+      maxTargets: 3,
+    });
+    const flights = ["KL1", "KL2", "KL3"];
+    for (const [i, flight] of flights.entries()) {
+      const event = changeEvent({
+        id: `c${i}`,
+        old: "D1",
+        new: `D${i + 2}`,
+        current: { gate: `D${i + 2}`, pier: "D" },
+        flight: {
+          key: `D:2026-11-21:${flight}`,
+          id: flight,
+          mainFlight: flight,
+          flightNames: [flight],
+        },
+      });
+      await commit([event]);
+    }
+    const transact = vi.spyOn(store, "transact");
+    const alerts = await small.step();
+    // 2 + 2 > 3: each entry in a transaction of its own.
+    expect(transact).toHaveBeenCalledTimes(3);
+    for (const call of transact.mock.calls) expect(call[0]).toHaveLength(2);
+    expect(alerts.map((a) => `${a.ruleId} ${a.flight.mainFlight}`)).toEqual([
+      "one KL1",
+      "two KL1",
+      "one KL2",
+      "two KL2",
+      "one KL3",
+      "two KL3",
+    ]);
+    const pending = (await t.redis.xpending(keys.outbox, DISPATCH_GROUP)) as [number];
+    expect(pending[0]).toBe(0);
+  });
+
   it("uses the rule set in force at each entry: a reload applies at once", async () => {
     await commit([gate("D5", "D7", 1)]);
     build([rule("other", { changes: ["belt"] })]);
