@@ -116,7 +116,7 @@ export interface DaemonChild {
 }
 
 /** The V8 flags the image's ENTRYPOINT runs the daemon with (Dockerfile). */
-export const DAEMON_NODE_FLAGS = "--max-semi-space-size=32";
+const DAEMON_NODE_FLAGS = "--max-semi-space-size=32";
 
 const HEAP_PROBE = fileURLToPath(new URL("./heap-probe.mjs", import.meta.url));
 

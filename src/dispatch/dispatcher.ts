@@ -30,7 +30,12 @@ import { crashPoint } from "../crash-point.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
-import type { AlertStore, AlertTarget, TargetUpdate } from "../store/alert-store.js";
+import {
+  type AlertStore,
+  type AlertTarget,
+  type TargetUpdate,
+  targetKey,
+} from "../store/alert-store.js";
 import type { PollStatus } from "../store/detection-store.js";
 import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";
 import type { Alert } from "./alert.js";
@@ -271,5 +276,3 @@ class Targets {
     return this.#index.get(targetKey(target)) as number;
   }
 }
-
-const targetKey = (t: AlertTarget): string => `${t.ruleId} ${t.flightKey}`;

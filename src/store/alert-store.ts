@@ -67,8 +67,11 @@ export function alertOfFields(fields: readonly string[] | null): Alert | undefin
   return text === undefined ? undefined : (JSON.parse(text) as Alert);
 }
 
-/** Member of the due set for a target: rule ids and flight keys contain no spaces. */
-const dueMember = (t: AlertTarget): string => `${t.ruleId} ${t.flightKey}`;
+/**
+ * A target as one string — its member of the due set, and its identity wherever
+ * targets are told apart: rule ids and flight keys contain no spaces.
+ */
+export const targetKey = (t: AlertTarget): string => `${t.ruleId} ${t.flightKey}`;
 
 /** The dispatcher's Redis side. Needs a connection of its own (it uses WATCH). */
 export class AlertStore<S> {
@@ -127,8 +130,8 @@ export class AlertStore<S> {
         const key = keys[i] as string;
         if (update.state === undefined) tx.del(key);
         else tx.set(key, JSON.stringify(update.state), "PX", this.#stateTtlMs);
-        if (update.dueAt === undefined) tx.zrem(this.#keys.alertsDue, dueMember(target));
-        else tx.zadd(this.#keys.alertsDue, update.dueAt, dueMember(target));
+        if (update.dueAt === undefined) tx.zrem(this.#keys.alertsDue, targetKey(target));
+        else tx.zadd(this.#keys.alertsDue, update.dueAt, targetKey(target));
       });
       for (const alert of decided.alerts) {
         tx.xadd(this.#keys.alerts, "MINID", "~", minId, "*", ALERT_FIELD, JSON.stringify(alert));
