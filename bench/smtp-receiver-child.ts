@@ -6,18 +6,27 @@
  *
  * Protocol over IPC: it sends `{ port }` once listening; asked `{ count, timeoutMs }`,
  * it waits until `count` messages are in (or the time passed) and answers with how
- * many it has and its CPU time; `{ close: true }` ends it.
+ * many it has and its CPU time — and, asked `from` too, when each message from that
+ * one on came in and the gate-change token in its subject (bench/gate-updates.ts);
+ * `{ close: true }` ends it.
  */
+import { newestToken } from "./gate-updates.js";
 import { startSmtpReceiver } from "./support/smtp-receiver.js";
 
 /** A request to the child. */
-export type SmtpChildRequest = { count: number; timeoutMs: number } | { close: true };
+export type SmtpChildRequest =
+  | { count: number; timeoutMs: number; from?: number }
+  | { close: true };
 
 /** The answer to `count`. */
 export interface SmtpChildReport {
   messages: number;
   /** CPU time the child has used since it started, ms. */
   cpuMs: number;
+  /** With `from`: when each message from `from` on was accepted (epoch ms)… */
+  receivedAt?: number[];
+  /** …and the newest gate-change token in its subject (-1: none). */
+  tokens?: number[];
 }
 
 if (!process.send) throw new Error("run by the email benchmark (IPC)");
@@ -38,6 +47,11 @@ process.on("message", (request: SmtpChildRequest) => {
         messages: receiver.messages.length,
         cpuMs: (used.user + used.system) / 1000,
       };
+      if (request.from !== undefined) {
+        const mails = receiver.messages.slice(request.from);
+        report.receivedAt = mails.map((m) => m.receivedAt);
+        report.tokens = mails.map((m) => newestToken(m.headers.subject ?? "") ?? -1);
+      }
       send(report);
     });
 });

@@ -15,10 +15,16 @@
  *    count) and requests (top-level commands) and socket reads (≈ round trips) per
  *    notification.
  * 2. A sustained 500 changes/s for 10 s: change → received percentiles.
- * 3. The same burst with the stages in two processes (`--role poller`, `--role worker`).
+ * 3. Email: a burst of 5,000 gate changes taken by one email rule, through the same
+ *    daemon to a local SMTP server (smtp-server, its own process), with the default
+ *    pool (SMTP_MAX_CONNECTIONS, SMTP_MAX_MESSAGES); beside it, plain nodemailer
+ *    sending as many messages, composed its own way, over a pool of the same size.
+ * 4. The same webhook burst with the stages in two processes (`--role poller`,
+ *    `--role worker`).
  */
 import { cpus, loadavg } from "node:os";
 import { Redis } from "ioredis";
+import nodemailer from "nodemailer";
 import {
   findRedisServer,
   type PrivateRedis,
@@ -40,12 +46,18 @@ import {
 import { applyAtRate, GateUpdates, quantile } from "./gate-updates.js";
 import type { RawPostReport, RawPostRequest } from "./raw-post-child.js";
 import { HOOK_SECRET } from "./support/run-child.js";
+import type { SmtpChildReport, SmtpChildRequest } from "./smtp-receiver-child.js";
 import type { ReceiverReport, ReceiverRequest } from "./webhook-receiver-child.js";
 
 const ENDPOINTS = 256;
 const BURST = 20_000;
 const STEADY_RATE = 500;
 const STEADY_SECONDS = 10;
+const EMAIL_BURST = 5_000;
+/** The daemon's defaults (SMTP_MAX_CONNECTIONS, twice as many sends in flight; SMTP_MAX_MESSAGES). */
+const SMTP_POOL = { maxConnections: 3, inFlight: 6, maxMessages: 100 };
+/** Gate of email change `seq`: the `mail` rule's. */
+const mailGate = (seq: number): string => `QM-${seq}`;
 /** Flights enough for the burst and the steady phase, each changed once per setup. */
 const RECORDS_PER_DAY = Math.ceil(RECORDS_PER_10K_FLIGHTS * 2.6);
 const PAGE_SIZE = 1_000;
@@ -72,6 +84,10 @@ function rulesYaml(url: string): string {
         `    channels: [{ type: webhook, url: "${url}/e${k}", secret: "\${RULE_HOOK_SECRET}", format: json }]\n`,
     );
   }
+  lines.push(
+    '  - id: mail\n    flights: { gate: "QM*" }\n    changes: [gate]\n' +
+      "    channels: [{ type: email, to: [ops@example.com] }]\n",
+  );
   return lines.join("");
 }
 
@@ -246,6 +262,107 @@ async function burst(
   };
 }
 
+/** The SMTP server child. */
+interface SmtpChild {
+  port: number;
+  ask(request: SmtpChildRequest): Promise<SmtpChildReport>;
+  close(): Promise<void>;
+}
+
+async function startSmtpChild(): Promise<SmtpChild> {
+  const child = forkBenchChild("./smtp-receiver-child.ts");
+  const { port } = (await child.hello) as { port: number };
+  return {
+    port,
+    ask: (request) => child.ask<SmtpChildReport>(request),
+    async close() {
+      await child.ask({ close: true } satisfies SmtpChildRequest).catch(() => undefined);
+      await child.exited;
+    },
+  };
+}
+
+/** An email burst through the daemon: the rate from the poll's commit to the last message in. */
+async function emailBurst(
+  daemon: DaemonChild,
+  redis: Redis,
+  keys: RedisKeys,
+  smtp: SmtpChild,
+  updates: GateUpdates,
+  flights: readonly string[],
+): Promise<{ perSecond: number; line: string }> {
+  const before = await smtp.ask({ count: 0, timeoutMs: 0 });
+  const cpu0 = daemon.cpuMs();
+  const profiling = process.env.CPU_PROFILE_DIR !== undefined;
+  if (profiling) daemon.proc.child.kill("SIGUSR2");
+  const from = updates.next;
+  for (const flight of flights) updates.apply(flight, mailGate);
+  const to = updates.next - 1;
+  const t0 = updates.appliedAt(from);
+  const report = await smtp.ask({
+    count: before.messages + flights.length,
+    timeoutMs: WAIT_MS,
+    from: before.messages,
+  });
+  if (profiling) daemon.proc.child.kill("SIGUSR2");
+  report.tokens?.forEach((seq, i) => {
+    updates.arrivedSeq(seq < 0 ? undefined : seq, report.receivedAt?.[i] as number);
+  });
+  const committed = Number(
+    (await redis.xrange(keys.outbox, `${t0}-0`, "+", "COUNT", 1))[0]?.[0].split("-")[0] ?? t0,
+  );
+  const fate = updates.fate(from, to);
+  const last = updates.lastArrival(from, to);
+  const perSecond = fate.delivered / ((last - committed) / 1000);
+  const cpuUs = ((daemon.cpuMs() - cpu0) * 1000) / fate.delivered;
+  const serverUs = ((report.cpuMs - before.cpuMs) * 1000) / fate.delivered;
+  return {
+    perSecond,
+    line:
+      `  email burst ${fmt(flights.length)}: ${fmt(perSecond)} notifications/s (${fmt(fate.delivered)} of ${fmt(flights.length)} ` +
+      `in ${((last - committed) / 1000).toFixed(2)} s from the poll's commit to the last message in; ` +
+      `${fmt(fate.delivered / ((last - t0) / 1000))}/s from the change); ${fate.missing} missing, ${updates.repeats} twice so far; ` +
+      `per notification: daemon CPU ${fmt(cpuUs)} µs (polls included), SMTP server ${fmt(serverUs)} µs`,
+  };
+}
+
+/** Plain nodemailer over a pool of the daemon's default size: what the SMTP server takes from a client. */
+async function plainNodemailer(smtp: SmtpChild, count: number): Promise<number> {
+  const before = await smtp.ask({ count: 0, timeoutMs: 0 });
+  const transport = nodemailer.createTransport({
+    pool: true,
+    host: "127.0.0.1",
+    port: smtp.port,
+    secure: false,
+    ignoreTLS: true,
+    maxConnections: SMTP_POOL.maxConnections,
+    maxMessages: SMTP_POOL.maxMessages,
+  });
+  const text = `KL1001 to WAW, departs Fri 27 Nov 10:25: gate D7 → D9\n\nChanges:\n- gate D7 → D9\n`;
+  const html = `<!DOCTYPE html>\n<html><body><p>${text.split("\n")[0]}</p><ul><li>gate D7 → D9</li></ul></body></html>\n`;
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: SMTP_POOL.inFlight }, async () => {
+      while (next < count) {
+        const i = next++;
+        await transport.sendMail({
+          from: "Flightwatch <alerts@flightwatch.example>",
+          to: "ops@example.com",
+          subject: `KL1001 2026-11-27: gate D7 → D9 (${i})`,
+          text,
+          html,
+          headers: { "Auto-Submitted": "auto-generated" },
+        });
+      }
+    }),
+  );
+  await smtp.ask({ count: before.messages + count, timeoutMs: WAIT_MS });
+  const seconds = (performance.now() - start) / 1000;
+  transport.close();
+  return count / seconds;
+}
+
 async function steady(
   daemons: readonly DaemonChild[],
   receiver: Receiver,
@@ -306,7 +423,13 @@ export const wireSpeedBenchmark: Benchmark = {
       await writeRuleFiles(airport, { "hooks.yaml": rulesYaml(receiver.url) });
       const counters = new Redis(privateRedis.url);
       closers.unshift(async () => counters.disconnect());
-      const env: Record<string, string> = { FLIGHT_API_BASE_URL: wide.baseUrl };
+      const smtp = await startSmtpChild();
+      closers.unshift(() => smtp.close());
+      const env: Record<string, string> = {
+        FLIGHT_API_BASE_URL: wide.baseUrl,
+        SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        EMAIL_FROM: "Flightwatch <alerts@flightwatch.example>",
+      };
       // CPU_PROFILE_DIR: the daemons profile each burst (bench/cpu-profile.mjs).
       if (process.env.CPU_PROFILE_DIR !== undefined) {
         const probe = new URL("./cpu-profile.mjs", import.meta.url).pathname;
@@ -318,28 +441,44 @@ export const wireSpeedBenchmark: Benchmark = {
       );
 
       const operating = airport.operating;
-      const need = BURST + STEADY_RATE * STEADY_SECONDS;
+      const need = BURST + EMAIL_BURST;
       if (operating.length < need) throw new Error(`${operating.length} flights, ${need} needed`);
       const burstFlights = operating.slice(0, BURST);
-      const steadyFlights = operating.slice(BURST, need);
+      // The burst's flights change again, each to a gate of the same endpoint as before.
+      const steadyFlights = burstFlights.slice(0, STEADY_RATE * STEADY_SECONDS);
+      const emailFlights = operating.slice(BURST, need);
 
       console.log("1 process (`flightwatch run`):");
       const one = await startDaemonChild(airport, env);
       let single: BurstFigures;
       let steadyP99: number;
+      let email: { perSecond: number; line: string };
       try {
         single = await burst([one], counters, airport.keys, receiver, updates, burstFlights);
         console.log(single.line);
         const s = await steady([one], receiver, updates, steadyFlights);
         steadyP99 = s.p99;
         console.log(s.line);
+        email = await emailBurst(one, counters, airport.keys, smtp, updates, emailFlights);
+        console.log(email.line);
         console.log(`  daemon warnings and errors: ${one.problems()}`);
       } finally {
         await one.stop();
       }
       await airport.clearRedis();
+      const plain = await plainNodemailer(smtp, EMAIL_BURST);
+      console.log(
+        `  the SMTP server from plain nodemailer (pool of ${SMTP_POOL.maxConnections} connections, ${SMTP_POOL.maxMessages} messages each, ` +
+          `${SMTP_POOL.inFlight} in flight, messages composed its own way): ${fmt(plain)}/s`,
+      );
+      const emailHeadline: Headline = {
+        figure: `email notifications/s through the whole daemon (1 process, burst of ${fmt(EMAIL_BURST)} changes, default SMTP pool, the poll's commit → last message in)`,
+        value: `${fmt(email.perSecond)}/s (plain nodemailer: ${fmt(plain)}/s)`,
+        aim: "≥ 1,000/s",
+        met: email.perSecond >= 1_000,
+      };
       // WIRE_SPEED_ONE=1: the one-process figures alone (while working on them).
-      if (process.env.WIRE_SPEED_ONE) return headlines;
+      if (process.env.WIRE_SPEED_ONE) return [emailHeadline];
 
       console.log(
         "2 processes (`flightwatch run --role poller`, `flightwatch run --role worker`):",
@@ -429,6 +568,7 @@ export const wireSpeedBenchmark: Benchmark = {
           aim: "≤ 5,000 ms",
           met: steadyP99 <= 5_000,
         },
+        emailHeadline,
       );
     } finally {
       for (const close of closers) await close().catch(() => undefined);

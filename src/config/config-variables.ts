@@ -85,6 +85,16 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     "true sends the credentials of an smtp:// SMTP_URL even when the server offers no STARTTLS (in clear; warned at start)",
     "false",
   ),
+  v(
+    "SMTP_MAX_CONNECTIONS",
+    "SMTP connections kept open at once; email sends in flight are twice this",
+    "3",
+  ),
+  v(
+    "SMTP_MAX_MESSAGES",
+    "messages over one SMTP connection before it is replaced (a 100 ms pause each time); raise it if your relay allows",
+    "100",
+  ),
   v("DELIVERY_STALL_TIMEOUT", "a dead worker's notifications go to another after this", "30s"),
   v(
     "OUTBOUND_ALLOW",

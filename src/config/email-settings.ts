@@ -1,7 +1,7 @@
 /**
  * Email settings from the environment: `SMTP_URL` (where and how to submit mail),
- * `EMAIL_FROM` (the sender) and `SMTP_ALLOW_PLAINTEXT_AUTH` (the opt-out of TLS for
- * credentials). Read once at start-up; a bad value stops the process with a message
+ * `EMAIL_FROM` (the sender), `SMTP_ALLOW_PLAINTEXT_AUTH` (the opt-out of TLS for
+ * credentials) and the pool's size, `SMTP_MAX_CONNECTIONS` and `SMTP_MAX_MESSAGES`. Read once at start-up; a bad value stops the process with a message
  * naming the variable, never echoing the password. Unset `SMTP_URL` means "email is
  * not configured": the sender then fails each email notification with
  * `not_configured` instead of the daemon refusing to start.
@@ -22,22 +22,51 @@ export function readEmailSettings(
   env: Readonly<Record<string, string | undefined>>,
 ): EmailSettings | undefined {
   const raw = env.SMTP_URL?.trim();
+  // Every variable is checked, so a start reports all that are wrong — and even without
+  // SMTP_URL: a typo must not wait for the day SMTP_URL is set.
+  const problems = new ConfigProblems();
+  const allowPlaintextAuth = problems.take(() => parseOptOut(env.SMTP_ALLOW_PLAINTEXT_AUTH));
+  const maxConnections = problems.take(() =>
+    parseCount(env, "SMTP_MAX_CONNECTIONS", MAX_SMTP_CONNECTIONS),
+  );
+  const maxMessages = problems.take(() => parseCount(env, "SMTP_MAX_MESSAGES", MAX_SMTP_MESSAGES));
   if (!raw) {
-    // Checked all the same: a typo must not wait for the day SMTP_URL is set.
-    parseOptOut(env.SMTP_ALLOW_PLAINTEXT_AUTH);
+    problems.throwIfAny();
     return undefined;
   }
-  // Both variables are checked, so a start reports both when both are wrong.
-  const problems = new ConfigProblems();
   const settings = problems.take(() => parseSmtpUrl(raw));
   const sender = problems.take(() => parseFrom(env.EMAIL_FROM));
-  const allowPlaintextAuth = problems.take(() => parseOptOut(env.SMTP_ALLOW_PLAINTEXT_AUTH));
   problems.throwIfAny();
   return {
     ...(settings as ReturnType<typeof parseSmtpUrl>),
     ...(sender as ReturnType<typeof parseFrom>),
     allowPlaintextAuth: allowPlaintextAuth ?? false,
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
+    ...(maxMessages !== undefined ? { maxMessages } : {}),
   };
+}
+
+/** Largest `SMTP_MAX_CONNECTIONS`: more would be a flood no relay accepts from one client. */
+const MAX_SMTP_CONNECTIONS = 100;
+/** Largest `SMTP_MAX_MESSAGES`. */
+const MAX_SMTP_MESSAGES = 1_000_000;
+
+/** A whole number from 1 to `max`, or undefined when unset or empty. */
+function parseCount(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  max: number,
+): number | undefined {
+  const text = env[name]?.trim();
+  if (text === undefined || text === "") return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > max) {
+    throw new ConfigError(
+      name,
+      `expected a whole number from 1 to ${max.toLocaleString("en")}, got "${env[name]}"`,
+    );
+  }
+  return value;
 }
 
 function parseSmtpUrl(

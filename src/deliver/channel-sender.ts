@@ -39,6 +39,11 @@ export async function stillMine(context: SendContext, waited = false): Promise<b
 /** Sends notifications through one channel type. */
 export interface ChannelSender<C extends ChannelSpec = ChannelSpec> {
   readonly type: C["type"];
+  /**
+   * Sends of this type worth having in flight in one process (the email pool's size);
+   * absent: the delivery workers' default for the type.
+   */
+  readonly concurrency?: number;
   /** One attempt. Resolves to the outcome; rejects only on a bug, never for a failed delivery. */
   send(notification: Notification, channel: C, context: SendContext): Promise<SendOutcome>;
   /** Releases pooled connections. */

@@ -56,7 +56,10 @@ export interface DeliveryWorkersOptions {
   now?: () => number;
   /** Jitter source (default Math.random). */
   random?: () => number;
-  /** Jobs in flight per channel type (defaults: webhook 64, slack 8, email 8, console 1). */
+  /**
+   * Jobs in flight per channel type (defaults: the sender's own `concurrency` — email:
+   * twice SMTP_MAX_CONNECTIONS — else webhook 64, slack 8, email 8, console 1).
+   */
   concurrency?: Partial<Record<ChannelType, number>>;
   /**
    * A dead worker's notifications are sent by another within this (default 30 s,
@@ -151,7 +154,8 @@ export class DeliveryWorkers {
         {
           connection,
           prefix: keys.queuePrefix,
-          concurrency: options.concurrency?.[type] ?? DEFAULT_CONCURRENCY[type],
+          concurrency:
+            options.concurrency?.[type] ?? sender.concurrency ?? DEFAULT_CONCURRENCY[type],
           lockDuration: this.#lockDurationMs,
           stalledInterval: stalledIntervalMs,
           // A killed worker must not turn its jobs into dead letters: hand them on again.

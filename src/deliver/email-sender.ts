@@ -1,6 +1,6 @@
 /**
- * The email channel's shell: sends the messages of `email-message.ts` over pooled SMTP
- * (nodemailer), one to each recipient still to reach — so nobody sees the others'
+ * The email channel's shell: sends the messages of `email-message.ts`, as the MIME text
+ * of `email-mime.ts`, over pooled SMTP (nodemailer), one to each recipient still to reach — so nobody sees the others'
  * addresses, and each has an unsubscribe link of their own — and turns what the server
  * said into one SendOutcome, recipient by recipient. RFC 5321: a 4xx reply means "try
  * later", a 5xx "never" — except 503 (bad sequence of commands), which speaks of the
@@ -18,18 +18,25 @@ import nodemailer, { type Transporter } from "nodemailer";
 import type { EmailChannelSpec } from "../rules/rule.js";
 import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
 import { emailMessage } from "./email-message.js";
-import { describeServer, type EmailSettings } from "./email-settings.js";
+import { emailMime } from "./email-mime.js";
+import {
+  DEFAULT_SMTP_MAX_CONNECTIONS,
+  DEFAULT_SMTP_MAX_MESSAGES,
+  describeServer,
+  type EmailSettings,
+} from "./email-settings.js";
 import { oneLine } from "./http-post.js";
 import type { Notification } from "./notification.js";
 import type { RefusedRecipient, SendOutcome } from "./send-outcome.js";
 
 /** How the pool connects. */
 export interface EmailSenderOptions {
-  /** Connections open at once (default 3). */
+  /** Connections open at once (default: the settings', SMTP_MAX_CONNECTIONS, else 3). */
   maxConnections?: number;
   /**
-   * Messages per connection before it is replaced (default 100, nodemailer's). Higher
-   * is faster (the pool pauses 100 ms before replacing a connection) if the server allows.
+   * Messages per connection before it is replaced (default: the settings',
+   * SMTP_MAX_MESSAGES, else 100 — nodemailer's). Higher is faster (the pool pauses 100 ms
+   * before replacing a connection) if the server allows.
    */
   maxMessages?: number;
   /** Bound on connecting, on the greeting and on each wait for a reply, ms (default 15 s). */
@@ -68,18 +75,26 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
   readonly #settings: EmailSettings | undefined;
   readonly #transport: Transporter | undefined;
   readonly #sendTimeoutMs: number;
+  /**
+   * Sends worth having in flight: twice the pool's connections, so that a connection
+   * that finishes a message finds the next one built and waiting.
+   */
+  readonly concurrency: number;
 
   /** Without settings (no `SMTP_URL`) every send fails with `not_configured`. */
   constructor(settings: EmailSettings | undefined, options: EmailSenderOptions = {}) {
     this.#settings = settings;
     this.#sendTimeoutMs = options.sendTimeoutMs ?? 60_000;
+    const maxConnections =
+      options.maxConnections ?? settings?.maxConnections ?? DEFAULT_SMTP_MAX_CONNECTIONS;
+    this.concurrency = 2 * maxConnections;
     if (settings === undefined) return;
     // Nothing connects until the first send.
     this.#transport = nodemailer.createTransport({
       pool: true,
       ...smtpTransportOptions(settings, options),
-      maxConnections: options.maxConnections ?? 3,
-      maxMessages: options.maxMessages ?? 100,
+      maxConnections,
+      maxMessages: options.maxMessages ?? settings.maxMessages ?? DEFAULT_SMTP_MAX_MESSAGES,
       // One more go on a fresh connection covers a pooled one the server closed while
       // idle; beyond that a dropped connection is the worker's to retry, on its schedule.
       maxRequeues: 1,
@@ -112,6 +127,7 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
     const messages = recipients.map((recipient) =>
       emailMessage(notification, channel, context.rule, context.zone, settings.from, recipient),
     );
+    const date = new Date(context.now());
     // One check for all: the sends below start together, right after it.
     if (!(await stillMine(context))) return { status: "abandoned" };
     const outcomes = await Promise.all(
@@ -119,7 +135,7 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
         const to = [recipients[i] as string];
         try {
           const info: SmtpInfo = await transport.sendMail({
-            ...message,
+            raw: emailMime(message, date),
             envelope: { from: settings.fromAddress, to },
             signal: AbortSignal.timeout(this.#sendTimeoutMs),
           });

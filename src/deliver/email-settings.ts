@@ -1,6 +1,7 @@
 /**
- * What the email sender is configured with (read from `SMTP_URL`, `EMAIL_FROM` and
- * `SMTP_ALLOW_PLAINTEXT_AUTH` by src/config/email-settings.ts), and how it is described
+ * What the email sender is configured with (read from `SMTP_URL`, `EMAIL_FROM`,
+ * `SMTP_ALLOW_PLAINTEXT_AUTH` and the pool's `SMTP_MAX_CONNECTIONS` and
+ * `SMTP_MAX_MESSAGES` by src/config/email-settings.ts), and how it is described
  * in messages and logs without its password.
  */
 
@@ -27,7 +28,22 @@ export interface EmailSettings {
   from: string;
   /** The bare sender address (envelope sender, `Message-ID` domain). */
   fromAddress: string;
+  /** `SMTP_MAX_CONNECTIONS`: connections the pool keeps open at once (default 3). */
+  maxConnections?: number;
+  /**
+   * `SMTP_MAX_MESSAGES`: messages sent over one connection before it is replaced
+   * (default 100); each replacement pauses that connection for 100 ms.
+   */
+  maxMessages?: number;
 }
+
+/**
+ * Defaults of `SMTP_MAX_CONNECTIONS` — Exchange Online's limit for authenticated SMTP —
+ * and `SMTP_MAX_MESSAGES` (nodemailer's own: some servers close a session after about 100).
+ */
+export const DEFAULT_SMTP_MAX_CONNECTIONS = 3;
+/** See DEFAULT_SMTP_MAX_CONNECTIONS. */
+export const DEFAULT_SMTP_MAX_MESSAGES = 100;
 
 /**
  * What to warn about once at start: credentials that may cross the network in clear

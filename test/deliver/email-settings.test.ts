@@ -58,6 +58,29 @@ describe("email settings", () => {
     expect(readEmailSettings({ SMTP_ALLOW_PLAINTEXT_AUTH: "true" })).toBeUndefined();
   });
 
+  it("reads the pool's size, SMTP_MAX_CONNECTIONS and SMTP_MAX_MESSAGES, naming each that is no count", () => {
+    const env = { SMTP_URL: "smtp://mail.example.com", EMAIL_FROM: FROM };
+    expect(
+      readEmailSettings({ ...env, SMTP_MAX_CONNECTIONS: " 12 ", SMTP_MAX_MESSAGES: "5000" }),
+    ).toMatchObject({ maxConnections: 12, maxMessages: 5000 });
+    const unset = readEmailSettings({ ...env, SMTP_MAX_CONNECTIONS: "" });
+    expect(unset).not.toHaveProperty("maxConnections");
+    expect(unset).not.toHaveProperty("maxMessages");
+    for (const [name, value] of [
+      ["SMTP_MAX_CONNECTIONS", "0"],
+      ["SMTP_MAX_CONNECTIONS", "101"],
+      ["SMTP_MAX_CONNECTIONS", "2.5"],
+      ["SMTP_MAX_MESSAGES", "-1"],
+      ["SMTP_MAX_MESSAGES", "lots"],
+    ] as const) {
+      const err = configError({ ...env, [name]: value });
+      expect(err.message, value).toContain(name);
+      expect(err.message, value).toContain(`got "${value}"`);
+      expect(err.message).toMatch(/expected a whole number from 1 to [\d,]+/);
+    }
+    expect(configError({ SMTP_MAX_CONNECTIONS: "many" }).message).toContain("SMTP_MAX_CONNECTIONS");
+  });
+
   it("reads smtps:// with the default port 465 and percent-decoded credentials", () => {
     const settings = readEmailSettings({
       SMTP_URL: "smtps://alerts%40example.com:p%3As%2Fw%40rd%25@smtp.example.com",
