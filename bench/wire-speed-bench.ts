@@ -45,8 +45,8 @@ import {
 } from "./daemon-rig.js";
 import { applyAtRate, GateUpdates, quantile } from "./gate-updates.js";
 import type { RawPostReport, RawPostRequest } from "./raw-post-child.js";
-import { HOOK_SECRET } from "./support/run-child.js";
 import type { SmtpChildReport, SmtpChildRequest } from "./smtp-receiver-child.js";
+import { HOOK_SECRET } from "./support/run-child.js";
 import type { ReceiverReport, ReceiverRequest } from "./webhook-receiver-child.js";
 
 const ENDPOINTS = 256;
