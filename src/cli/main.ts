@@ -15,6 +15,7 @@ import { exitCodeOf, usageExit } from "./exit-codes.js";
 import { registerRulesCommand } from "./rules-command.js";
 import { registerRunCommands } from "./run-command.js";
 import { registerSimulateCommand } from "./simulate-command.js";
+import { registerSubscriptionsCommand } from "./subscriptions-command.js";
 import { registerWatchCommand } from "./watch-command.js";
 
 /** Builds the command tree; tests call this to run subcommands in-process. */
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerWatchCommand(program);
   registerRulesCommand(program);
   registerDeliveriesCommand(program);
+  registerSubscriptionsCommand(program);
   return program;
 }
 

@@ -95,6 +95,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     "messages over one SMTP connection before it is replaced (a 100 ms pause each time); raise it if your relay allows",
     "100",
   ),
+  v(
+    "SUBSCRIPTION_RETENTION",
+    "passenger subscriptions are kept this long after the end of their flight's schedule date, then expire",
+    "2d",
+  ),
   v("DELIVERY_STALL_TIMEOUT", "a dead worker's notifications go to another after this", "30s"),
   v(
     "OUTBOUND_ALLOW",

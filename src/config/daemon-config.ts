@@ -49,6 +49,8 @@ export interface DaemonConfig {
   log: { level: LogLevel; format?: "json" | "text" };
   shutdownTimeoutMs: number;
   stallTimeoutMs?: number;
+  /** SUBSCRIPTION_RETENTION: subscriptions are kept this long after their flight's date. */
+  subscriptionKeepMs?: number;
   /** A stage failing this long while Redis answers turns /healthz to 503 (LIVENESS_TIMEOUT). */
   stuckTimeoutMs?: number;
   dashboard: boolean;
@@ -194,6 +196,7 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
   const format = problems.take(() => readLogFormat(env.LOG_FORMAT));
   const shutdownTimeoutMs = problems.take(() => duration(env, "SHUTDOWN_TIMEOUT", 1000));
   const stallTimeoutMs = problems.take(() => duration(env, "DELIVERY_STALL_TIMEOUT", 1000));
+  const subscriptionKeepMs = problems.take(() => duration(env, "SUBSCRIPTION_RETENTION", 0));
   const stuckTimeoutMs = problems.take(() => duration(env, "LIVENESS_TIMEOUT", 1000));
   const dashboard = problems.take(() => readBoolean(env, "DASHBOARD"));
   if (dashboard && http === undefined) {
@@ -229,6 +232,7 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
     log: { level: level ?? "info", ...(format ? { format } : {}) },
     shutdownTimeoutMs: shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     ...(stallTimeoutMs !== undefined ? { stallTimeoutMs } : {}),
+    ...(subscriptionKeepMs !== undefined ? { subscriptionKeepMs } : {}),
     ...(stuckTimeoutMs !== undefined ? { stuckTimeoutMs } : {}),
     dashboard: dashboard ?? false,
     ...(dashboard && dashboardToken !== undefined ? { dashboardToken } : {}),

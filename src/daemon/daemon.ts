@@ -245,6 +245,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       detector: config.detector,
       zone: config.zone,
       rules: options.rules,
+      outbound: config.outbound,
+      ...(config.subscriptionKeepMs !== undefined
+        ? { subscriptionKeepMs: config.subscriptionKeepMs }
+        : {}),
       senders: options.senders,
       ...(config.stallTimeoutMs !== undefined ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
       consumer: options.consumer ?? hostname(),

@@ -23,6 +23,8 @@ import { foldAlert } from "../dispatch/alert-fold.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { DEFAULT_RETRY_SCHEDULE, retryDelay } from "../rules/retry-schedule.js";
 import type { RedisKeys } from "../store/redis-keys.js";
+import { subscriptionIdOf } from "../subscriptions/subscription.js";
+import type { SubscriptionRules } from "../subscriptions/subscription-rules.js";
 import type { ChannelSender } from "./channel-sender.js";
 import type { DeliveryLog, DeliveryRecord } from "./delivery-log.js";
 import { DeliveryOrder } from "./delivery-order.js";
@@ -45,6 +47,8 @@ export interface DeliveryWorkersOptions {
   senders: Partial<Record<ChannelType, ChannelSender>>;
   /** The live rule set. */
   rules: () => RuleSet;
+  /** Passenger subscriptions: the rules of their notifications (none when absent). */
+  subscriptions?: SubscriptionRules;
   /** Airport time zone for messages. */
   zone: string;
   /**
@@ -363,7 +367,9 @@ export class DeliveryWorkers {
     startedAt: number,
   ): Promise<SendOutcome> {
     const { notification } = job.data;
-    const rule = this.#options.rules().get(notification.ruleId);
+    const rule =
+      this.#options.rules().get(notification.ruleId) ??
+      (await this.#options.subscriptions?.get([notification.ruleId]))?.get(notification.ruleId);
     const channel = rule?.channels.find(
       (c) => c.name === notification.channel && c.type === notification.type,
     );
@@ -371,7 +377,10 @@ export class DeliveryWorkers {
       return {
         status: "failed",
         reason: "channel_removed",
-        detail: `rule ${notification.ruleId} has no ${notification.type} channel ${notification.channel} any more`,
+        detail:
+          subscriptionIdOf(notification.ruleId) === undefined
+            ? `rule ${notification.ruleId} has no ${notification.type} channel ${notification.channel} any more`
+            : `subscription ${subscriptionIdOf(notification.ruleId)} is not active any more (unsubscribed, removed or expired)`,
       };
     }
     const endpoint = endpointOf(channel);

@@ -13,6 +13,7 @@ import type { ChannelSpec } from "../rules/rule.js";
 import { alertOfFields } from "../store/alert-store.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { StreamConsumer, type StreamConsumerOptions } from "../store/stream-consumer.js";
+import { lookupRule, type SubscriptionRules } from "../subscriptions/subscription-rules.js";
 import type { DeliveryJob, DeliveryQueues } from "./delivery-queues.js";
 import { destinationOf } from "./endpoint.js";
 import { notificationOf } from "./notification.js";
@@ -39,6 +40,8 @@ export interface NotifierOptions {
   queues: DeliveryQueues;
   /** The live rule set: an alert goes to the channels its rule has now. */
   rules: () => RuleSet;
+  /** Passenger subscriptions: the rules of their alerts (none when absent). */
+  subscriptions?: SubscriptionRules;
   /** An alert whose rule is gone (removed by a reload) is dropped; this hears of it. */
   onDropped?: (alert: Alert) => void;
 }
@@ -57,9 +60,10 @@ export class Notifier {
     const entries = await consumer.read();
     if (entries.length === 0) return [];
     const ruleSet = this.#options.rules();
+    const subscribed = await this.#options.subscriptions?.get(entries.map((e) => e.value.ruleId));
     const jobs: DeliveryJob[] = [];
     for (const { value: alert } of entries) {
-      const rule = ruleSet.get(alert.ruleId);
+      const rule = lookupRule(ruleSet, subscribed, alert.ruleId);
       if (!rule) {
         this.#options.onDropped?.(alert);
         continue;

@@ -38,6 +38,7 @@ import {
 } from "../store/alert-store.js";
 import type { PollStatus } from "../store/detection-store.js";
 import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";
+import { lookupRule, type SubscriptionRules } from "../subscriptions/subscription-rules.js";
 import type { Alert } from "./alert.js";
 import { type AlertState, admitMatches, type CatchUp, flushDue } from "./alert-decision.js";
 
@@ -58,6 +59,8 @@ export interface DispatcherOptions {
   store: AlertStore<AlertState>;
   /** The live rule set; called for every batch, so a reload takes effect at once. */
   rules: () => RuleSet;
+  /** Passenger subscriptions, matched beside the rules (none when absent). */
+  subscriptions?: SubscriptionRules;
   /** Airport clock, epoch ms. */
   now: () => number;
   /** Most due targets flushed per step (default 100). */
@@ -127,13 +130,19 @@ export class Dispatcher {
     if (entries.length === 0) return [];
     const now = this.#options.now();
     const ruleSet = this.#options.rules();
+    // The subscriptions to the batch's flights: one lookup for the whole batch.
+    const subscribed = await this.#options.subscriptions?.forObservations(
+      entries.map((entry) => entry.value),
+    );
     const alerts: Alert[] = [];
     // Entries in order, cut where the next one would take a transaction past MAX_TARGETS
     // (an entry is never split: its decisions commit with its acknowledgement).
     let chunk: { entry: OutboxEntry; groups: MatchGroup[] }[] = [];
     let targets = 0;
     for (const entry of entries) {
-      const groups = groupByTarget(ruleSet.match(entry.value, now));
+      const matches = ruleSet.match(entry.value, now);
+      if (subscribed !== undefined) matches.push(...subscribed.match(entry.value, now));
+      const groups = groupByTarget(matches);
       if (chunk.length > 0 && targets + groups.length > (this.#options.maxTargets ?? MAX_TARGETS)) {
         alerts.push(...(await this.#commit(chunk, now)));
         chunk = [];
@@ -195,12 +204,13 @@ export class Dispatcher {
     const due = await store.due(until, this.#options.flushBatch ?? 100);
     if (due.length === 0) return [];
     const ruleSet = this.#options.rules();
+    const subscribed = await this.#options.subscriptions?.get(due.map((t) => t.ruleId));
     crashPoint("dispatch.before-flush-commit");
     return store.transact(due, (states) => {
       const alerts: Alert[] = [];
       const updates = due.map((target, i): TargetUpdate<AlertState> => {
-        const rule = ruleSet.get(target.ruleId);
-        // A rule removed by a reload takes its waiting groups with it.
+        const rule = lookupRule(ruleSet, subscribed, target.ruleId);
+        // A rule removed by a reload (a subscription ended) takes its waiting groups with it.
         if (!rule) return { state: undefined };
         const decision = flushDue(states[i], rule, now, catchUp);
         alerts.push(...decision.alerts);

@@ -27,6 +27,7 @@ import { AlertConsumer, NOTIFY_GROUP, Notifier } from "../deliver/notifier.js";
 import { Detector, type DetectorSettings } from "../detect/detector.js";
 import { PollLoop } from "../detect/poll-loop.js";
 import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
+import type { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { AlertStore } from "../store/alert-store.js";
 import { DetectionStore } from "../store/detection-store.js";
@@ -34,6 +35,8 @@ import { OutboxConsumer } from "../store/outbox-consumer.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import type { StreamConsumer } from "../store/stream-consumer.js";
+import { SubscriptionRules } from "../subscriptions/subscription-rules.js";
+import { SubscriptionStore } from "../subscriptions/subscription-store.js";
 import { observeAll, type PipelineObserver, type StageName } from "./observer.js";
 
 /** What a process runs. */
@@ -84,6 +87,10 @@ export interface PipelineOptions {
   zone: string;
   /** The live rule set (read for every item, so a reload applies at once). */
   rules: () => RuleSet;
+  /** Internal destinations subscriptions' webhooks may reach (OUTBOUND_ALLOW); none when absent. */
+  outbound?: OutboundPolicy;
+  /** How long subscriptions are kept after their flight's date (SUBSCRIPTION_RETENTION). */
+  subscriptionKeepMs?: number;
   /** The senders `deliver` uses, or a builder given a plain connection (Slack's pacing). */
   senders?:
     | Partial<Record<ChannelType, ChannelSender>>
@@ -157,6 +164,15 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     // connection of its own, so that no command waits behind a blocking read.
     const plain = await connect();
     if (options.fresh) await deleteByPattern(plain, `${keys.prefix}:*`);
+    // Passenger subscriptions: rules kept as data, looked up by the stages that match,
+    // notify and deliver.
+    const subscriptions = new SubscriptionRules(
+      new SubscriptionStore(plain, keys, {
+        zone: options.zone,
+        ...(options.subscriptionKeepMs !== undefined ? { keepMs: options.subscriptionKeepMs } : {}),
+      }),
+      { zone: options.zone, ...(options.outbound ? { outbound: options.outbound } : {}) },
+    );
 
     // poll: the upstream → diff against the snapshots → the outbox.
     if (stages.has("poll")) {
@@ -226,6 +242,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
           alertRetentionMs: options.detector.outboxRetentionMs,
         }),
         rules: options.rules,
+        subscriptions,
         now,
         // A process that polls catches up after downtime before groups close.
         ...(detection ? { detection } : {}),
@@ -276,6 +293,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         consumer: alerts,
         queues,
         rules: options.rules,
+        subscriptions,
         onDropped: observer.dropped,
       });
       steps.push([
@@ -302,6 +320,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         keys,
         senders: senderSet,
         rules: options.rules,
+        subscriptions,
         zone: options.zone,
         log: deliveryLog,
         ...(options.stallTimeoutMs !== undefined ? { stallTimeoutMs: options.stallTimeoutMs } : {}),

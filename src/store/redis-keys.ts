@@ -88,6 +88,12 @@ export interface RedisKeys {
    * process; found missing or changed, it says Redis lost flightwatch's data.
    */
   readonly generation: string;
+  /** One passenger subscription (string, JSON; expires a while after its flight's date). */
+  subscription(id: string): string;
+  /** The ids of the subscriptions to one flight number on one date (set; expires with them). */
+  subscriptionsOf(flight: string, date: string): string;
+  /** Every subscription id by when it expires (sorted set): listing, and forgetting the expired. */
+  readonly subscriptionIds: string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -125,6 +131,9 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     deliveryOrder: (orderHash) => `${tag}:order:${orderHash}`,
     deliverySending: (orderHash) => `${tag}:sending:${orderHash}`,
     generation: `${tag}:generation`,
+    subscription: (id) => `${tag}:sub:${id}`,
+    subscriptionsOf: (flight, date) => `${tag}:subs:${flight}:${date}`,
+    subscriptionIds: `${tag}:subs`,
     pattern: `${tag}:*`,
   };
 }

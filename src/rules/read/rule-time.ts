@@ -102,7 +102,7 @@ function readBound(text: string, edge: "from" | "to", zone: string): Read<TimeBo
 const isDurationLike = (text: string): boolean => durationMs(text) !== undefined;
 
 /** The date after `yyyy-MM-dd` (calendar arithmetic: no time zone involved). */
-function nextDate(day: string): string {
+export function nextDate(day: string): string {
   const [y, m, d] = day.split("-").map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
 }

@@ -1,0 +1,294 @@
+/**
+ * A passenger subscription: one flight number on one schedule date, what to hear about
+ * (a named preset, or change selectors written as in rule files), one channel (an email
+ * address, or a webhook URL for an app backend), labels echoed in every notification,
+ * and a status. Stored as data (subscription-store.ts), not in rule files; to the
+ * dispatcher, the notifier and the delivery workers it is a rule like any other
+ * (`subscriptionRule`), under the id `sub:<id>` — a colon no rule file's id may hold — so
+ * it has the same alert decisions, queues, retries, dead letters and ids.
+ */
+import { randomBytes } from "node:crypto";
+import type { RuleProblem } from "../errors.js";
+import type { OutboundPolicy } from "../outbound/outbound-policy.js";
+import { normaliseFlightNumber } from "../rules/flight-number.js";
+import { parseRuleFile } from "../rules/read/rule-loader.js";
+import { nextDate } from "../rules/read/rule-time.js";
+import type { Rule } from "../rules/rule.js";
+import { fromLocalDateTime } from "../time/local-time.js";
+
+/** Where a subscription is in its life. */
+export const SUBSCRIPTION_STATUSES = ["pending", "active", "unsubscribed", "expired"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/**
+ * The named sets of changes, as rule-file selectors. `essentials`: what a traveller
+ * needs — gate, boarding, a departure or arrival 15 minutes or more late (then each
+ * further 15 minutes), cancellation, diversion, baggage belt.
+ */
+export const PRESETS: Readonly<Record<string, readonly unknown[]>> = {
+  essentials: [
+    "gate",
+    { kind: "state", states: ["BRD"] },
+    { kind: "departure_time", delay_at_least: "15m", shift_at_least: "15m" },
+    { kind: "arrival_time", delay_at_least: "15m", shift_at_least: "15m" },
+    "cancelled",
+    "diverted",
+    "belt",
+  ],
+};
+
+/** The preset used when a subscription names neither a preset nor changes. */
+export const DEFAULT_PRESET = "essentials";
+
+/** Where a subscription's notifications go. */
+export type SubscriptionChannel =
+  | { type: "email"; to: string }
+  | { type: "webhook"; url: string; secret?: string };
+
+/** A stored subscription. */
+export interface Subscription {
+  id: string;
+  /** Normal form (`KL1001`): the operating number or any codeshare. */
+  flight: string;
+  /** The local schedule date, `yyyy-MM-dd`. */
+  date: string;
+  /** A named preset (PRESETS), or… */
+  preset?: string;
+  /** …change selectors as rule files write them. */
+  changes?: unknown[];
+  channel: SubscriptionChannel;
+  labels: Record<string, string>;
+  status: SubscriptionStatus;
+  /** Epoch ms. */
+  createdAt: number;
+}
+
+/** What a subscription is made from (the CLI's flags, the API's body). */
+export interface SubscriptionInput {
+  flight?: unknown;
+  date?: unknown;
+  preset?: unknown;
+  changes?: unknown;
+  email?: unknown;
+  webhook?: unknown;
+  secret?: unknown;
+  labels?: unknown;
+  status?: unknown;
+}
+
+/** A field of the input that is wrong, and why. */
+export interface SubscriptionProblem {
+  field: string;
+  message: string;
+}
+
+/** What checking and converting need: the airport's zone, and where webhooks may go. */
+export interface SubscriptionContext {
+  zone: string;
+  outbound?: OutboundPolicy;
+}
+
+/** The rule id of a subscription. */
+export const subscriptionRuleId = (id: string): string => `sub:${id}`;
+
+/** The subscription id of a rule id, or undefined for a rule of the files. */
+export function subscriptionIdOf(ruleId: string): string | undefined {
+  return ruleId.startsWith("sub:") ? ruleId.slice(4) : undefined;
+}
+
+/** What a subscription id is made of (one given on creation, or `newSubscriptionId`'s). */
+export const SUBSCRIPTION_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A new subscription id: 16 characters of `[A-Za-z0-9_-]`, 96 random bits. */
+export function newSubscriptionId(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const LABEL_KEY_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+const MAX_LABELS = 20;
+const MAX_LABEL_CHARS = 200;
+
+/**
+ * Checks an input and makes the subscription of it (`id`, `now`: its id and creation
+ * time), or lists every field that is wrong. Channel and changes are checked by the
+ * rule reader itself, so a subscription is refused exactly where a rule file would be.
+ */
+export function checkSubscription(
+  input: SubscriptionInput,
+  context: SubscriptionContext,
+  id: string,
+  now: number,
+): { subscription: Subscription } | { problems: SubscriptionProblem[] } {
+  const problems: SubscriptionProblem[] = [];
+  const problem = (field: string, message: string) => problems.push({ field, message });
+
+  const flight = typeof input.flight === "string" ? normaliseFlightNumber(input.flight) : undefined;
+  if (flight === undefined) {
+    problem(
+      "flight",
+      input.flight === undefined
+        ? "is required: a flight number such as KL1001"
+        : `${JSON.stringify(input.flight)} is not a flight number: write an airline code and a number, such as KL1001`,
+    );
+  }
+  const date = typeof input.date === "string" ? input.date.trim() : undefined;
+  if (
+    date === undefined ||
+    !DATE_RE.test(date) ||
+    fromLocalDateTime(`${date}T00:00`, context.zone) === undefined
+  ) {
+    problem(
+      "date",
+      input.date === undefined
+        ? "is required: the flight's schedule date, yyyy-MM-dd"
+        : `${JSON.stringify(input.date)} is not a date: write yyyy-MM-dd, such as 2026-11-21`,
+    );
+  }
+  let preset: string | undefined;
+  let changes: unknown[] | undefined;
+  if (input.changes !== undefined) {
+    if (input.preset !== undefined) problem("preset", "give a preset or changes, not both");
+    if (!Array.isArray(input.changes) || input.changes.length === 0) {
+      problem("changes", "must be a non-empty list of change selectors, as in rule files");
+    } else {
+      changes = input.changes;
+    }
+  } else {
+    preset = input.preset === undefined ? DEFAULT_PRESET : String(input.preset);
+    if (PRESETS[preset] === undefined) {
+      problem("preset", `"${preset}" is not a preset: choose ${Object.keys(PRESETS).join(", ")}`);
+    }
+  }
+  let channel: SubscriptionChannel | undefined;
+  if ((input.email === undefined) === (input.webhook === undefined)) {
+    problem("email", "give one channel: an email address or a webhook URL");
+  } else if (input.email !== undefined) {
+    channel = { type: "email", to: String(input.email).trim() };
+  } else {
+    channel = { type: "webhook", url: String(input.webhook).trim() };
+    if (input.secret !== undefined) channel.secret = String(input.secret);
+  }
+  const labels = checkLabels(input.labels, problem);
+  const status =
+    input.status === undefined ? "active" : (String(input.status) as SubscriptionStatus);
+  if (!SUBSCRIPTION_STATUSES.includes(status)) {
+    problem(
+      "status",
+      `"${String(input.status)}" is not a status: ${SUBSCRIPTION_STATUSES.join(", ")}`,
+    );
+  }
+  if (problems.length > 0 || flight === undefined || date === undefined || channel === undefined) {
+    return { problems };
+  }
+  const subscription: Subscription = {
+    id,
+    flight,
+    date,
+    ...(preset !== undefined ? { preset } : {}),
+    ...(changes !== undefined ? { changes } : {}),
+    channel,
+    labels,
+    status,
+    createdAt: now,
+  };
+  // The channel and the changes as the rule reader sees them: its problems are ours.
+  const read = readAsRule(subscription, context);
+  if ("problems" in read) return { problems: read.problems };
+  return { subscription };
+}
+
+function checkLabels(
+  value: unknown,
+  problem: (field: string, message: string) => void,
+): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    problem("labels", 'must be an object of names to texts, such as {"booking": "X7Q2LM"}');
+    return {};
+  }
+  const entries = Object.entries(value);
+  if (entries.length > MAX_LABELS) problem("labels", `at most ${MAX_LABELS} labels`);
+  const labels: Record<string, string> = {};
+  for (const [key, text] of entries) {
+    if (!LABEL_KEY_RE.test(key)) {
+      problem(`labels.${key}`, "a label name is 1–64 letters, digits, _ . or -");
+    } else if (typeof text !== "string" || text.length > MAX_LABEL_CHARS) {
+      problem(`labels.${key}`, `must be a text of at most ${MAX_LABEL_CHARS} characters`);
+    } else {
+      labels[key] = text;
+    }
+  }
+  return labels;
+}
+
+/** The rule a subscription is to the pipeline (checked before it was stored). */
+export function subscriptionRule(subscription: Subscription, context: SubscriptionContext): Rule {
+  const read = readAsRule(subscription, context);
+  if ("problems" in read) {
+    // Stored subscriptions were checked; one refused now was written by hand.
+    throw new Error(
+      `subscription ${subscription.id}: ${read.problems.map((p) => `${p.field} ${p.message}`).join("; ")}`,
+    );
+  }
+  return read.rule;
+}
+
+/** A subscription's rule, read by the rule reader from the rule file it stands for. */
+function readAsRule(
+  s: Subscription,
+  context: SubscriptionContext,
+): { rule: Rule } | { problems: SubscriptionProblem[] } {
+  const channel =
+    s.channel.type === "email"
+      ? { type: "email", to: [s.channel.to] }
+      : {
+          type: "webhook",
+          url: s.channel.url,
+          format: "json",
+          ...(s.channel.secret !== undefined ? { secret: s.channel.secret } : {}),
+        };
+  const file = {
+    rules: [
+      {
+        // The reader wants a file's kind of id; the subscription's own replaces it.
+        id: "subscription",
+        labels: s.labels,
+        flights: { flight: [s.flight], schedule: { from: s.date, to: s.date } },
+        changes: s.changes ?? PRESETS[s.preset ?? DEFAULT_PRESET],
+        channels: [channel],
+      },
+    ],
+  };
+  const load = parseRuleFile(JSON.stringify(file), "subscription.json", {
+    vars: { values: {} },
+    zone: context.zone,
+    ...(context.outbound ? { outbound: context.outbound } : {}),
+  });
+  const rule = load.rules[0];
+  if (load.problems.length > 0 || rule === undefined) {
+    return { problems: load.problems.map(problemOf) };
+  }
+  return { rule: { ...rule, id: subscriptionRuleId(s.id) } };
+}
+
+/** A rule problem as a problem of the subscription's field it came from. */
+function problemOf(p: RuleProblem): SubscriptionProblem {
+  const path = p.path;
+  const field = path.includes("channels")
+    ? path.includes("url") || path.includes("secret")
+      ? "webhook"
+      : "email"
+    : path.includes("changes")
+      ? "changes"
+      : path.includes("labels")
+        ? "labels"
+        : "subscription";
+  return { field, message: p.hint ? `${p.message} (${p.hint})` : p.message };
+}
+
+/** When a subscription's data expires: `keepMs` after the end of its schedule date (epoch ms). */
+export function expiresAt(s: Pick<Subscription, "date">, zone: string, keepMs: number): number {
+  const end = fromLocalDateTime(`${nextDate(s.date)}T00:00`, zone) as number;
+  return end + keepMs;
+}

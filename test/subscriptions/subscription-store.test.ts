@@ -1,0 +1,129 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
+import type { Subscription } from "../../src/subscriptions/subscription.js";
+import { SubscriptionRules } from "../../src/subscriptions/subscription-rules.js";
+import { SubscriptionStore } from "../../src/subscriptions/subscription-store.js";
+import { fromLocalDateTime, toLocalDate } from "../../src/time/local-time.js";
+import { changeEvent } from "../rules/event-builder.js";
+import { type TestRedis, testRedis } from "../support/redis.js";
+
+const ZONE = "Europe/Amsterdam";
+const DAY = 86_400_000;
+// Redis expires keys by its own clock: the dates are days from now.
+const NOW = Date.now();
+const DATE = toLocalDate(NOW + 2 * DAY, ZONE);
+const NEXT_DATE = toLocalDate(NOW + 3 * DAY, ZONE);
+
+const sub = (id: string, parts: Partial<Subscription> = {}): Subscription => ({
+  id,
+  flight: "KL601",
+  date: DATE,
+  preset: "essentials",
+  channel: { type: "email", to: `${id}@example.com` },
+  labels: {},
+  status: "active",
+  createdAt: NOW,
+  ...parts,
+});
+
+describe("the subscription store", () => {
+  let t: TestRedis;
+  let keys: RedisKeys;
+  let store: SubscriptionStore;
+
+  beforeEach(async () => {
+    t = await testRedis("subs");
+    keys = redisKeys(t.prefix);
+    store = new SubscriptionStore(t.redis, keys, { zone: ZONE, keepMs: DAY });
+  });
+
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it("keeps a subscription, filed under its number and date, until a while after its flight's date", async () => {
+    expect(await store.add([sub("a")], NOW)).toEqual(["a"]);
+    expect(await store.get("a")).toEqual(sub("a"));
+    const expiry = (fromLocalDateTime(`${NEXT_DATE}T00:00`, ZONE) as number) + DAY;
+    for (const key of [keys.subscription("a"), keys.subscriptionsOf("KL601", DATE)]) {
+      expect(await t.redis.pexpiretime(key)).toBe(expiry);
+    }
+    expect(await t.redis.zscore(keys.subscriptionIds, "a")).toBe(String(expiry));
+    // One whose flight's date is long past is not stored at all.
+    expect(await store.add([sub("old", { date: toLocalDate(NOW - 3 * DAY, ZONE) })], NOW)).toEqual(
+      [],
+    );
+    expect(await store.get("old")).toBeUndefined();
+  });
+
+  it("finds the active subscriptions of a flight's numbers on its date, and nothing else", async () => {
+    await store.add(
+      [
+        sub("kl"),
+        sub("dl", { flight: "DL9341" }),
+        sub("other-day", { date: NEXT_DATE }),
+        sub("other-flight", { flight: "KL602" }),
+        sub("gone", { status: "unsubscribed" }),
+      ],
+      NOW,
+    );
+    const found = await store.active([
+      { flight: "KL601", date: DATE },
+      { flight: "DL9341", date: DATE },
+    ]);
+    expect(found.map((s) => s.id).sort()).toEqual(["dl", "kl"]);
+    // As the dispatcher asks: by the flight names of a change (spelled as the upstream does).
+    const rules = new SubscriptionRules(store, { zone: ZONE });
+    const set = await rules.forObservations([[changeEvent({ flight: { scheduleDate: DATE } })]]);
+    expect(set?.rules.map((r) => r.id).sort()).toEqual(["sub:dl", "sub:kl"]);
+    expect(
+      await rules.forObservations([
+        [changeEvent({ flight: { scheduleDate: DATE, flightNames: ["KL0999"] } })],
+      ]),
+    ).toBeUndefined();
+    // The notifier's and the workers' lookup: active ones only; rule files' ids ignored.
+    const byId = await rules.get(["sub:kl", "sub:gone", "ops-gates", "sub:missing"]);
+    expect([...byId.keys()]).toEqual(["sub:kl"]);
+  });
+
+  it("changes a status without touching the expiry, and removes a subscription with its filing", async () => {
+    await store.add([sub("a"), sub("b")], NOW);
+    const before = await t.redis.pexpiretime(keys.subscription("a"));
+    expect((await store.setStatus("a", "unsubscribed"))?.status).toBe("unsubscribed");
+    expect(await t.redis.pexpiretime(keys.subscription("a"))).toBe(before);
+    expect(await store.setStatus("nobody", "active")).toBeUndefined();
+    expect((await store.remove("b"))?.id).toBe("b");
+    expect(await store.remove("b")).toBeUndefined();
+    expect(await t.redis.smembers(keys.subscriptionsOf("KL601", DATE))).toEqual(["a"]);
+    expect(await t.redis.zrange(keys.subscriptionIds, 0, -1)).toEqual(["a"]);
+  });
+
+  it("lists by flight, date, recipient, label and status, a page at a time", async () => {
+    await store.add(
+      [
+        sub("a", { labels: { booking: "X7Q2LM" } }),
+        sub("b", { date: NEXT_DATE }),
+        sub("c", { flight: "DL9341", channel: { type: "webhook", url: "https://app.example/h" } }),
+        sub("d", { status: "pending" }),
+      ],
+      NOW,
+    );
+    const ids = async (q: Parameters<SubscriptionStore["list"]>[0]) =>
+      (await store.list(q)).subscriptions.map((s) => s.id).sort();
+    expect(await ids({})).toEqual(["a", "b", "c", "d"]);
+    expect(await ids({ flight: "KL601", date: DATE })).toEqual(["a", "d"]);
+    expect(await ids({ recipient: "https://app.example/h" })).toEqual(["c"]);
+    expect(await ids({ label: { name: "booking", value: "X7Q2LM" } })).toEqual(["a"]);
+    expect(await ids({ status: "pending" })).toEqual(["d"]);
+    const first = await store.list({}, { limit: 3 });
+    expect(first.subscriptions).toHaveLength(3);
+    const rest = await store.list({}, { limit: 3, cursor: first.cursor as string });
+    expect(rest.cursor).toBeUndefined();
+    expect([...first.subscriptions, ...rest.subscriptions].map((s) => s.id).sort()).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+    ]);
+  });
+});

@@ -1,0 +1,171 @@
+import { describe, expect, it } from "vitest";
+import { RuleSet } from "../../src/rules/match/rule-matcher.js";
+import {
+  checkSubscription,
+  expiresAt,
+  type Subscription,
+  type SubscriptionInput,
+  subscriptionIdOf,
+  subscriptionRule,
+} from "../../src/subscriptions/subscription.js";
+import { changeEvent, SCHEDULED } from "../rules/event-builder.js";
+
+const ZONE = "Europe/Amsterdam";
+const NOW = Date.parse("2026-11-20T12:00:00Z");
+
+function made(input: SubscriptionInput): Subscription {
+  const checked = checkSubscription(input, { zone: ZONE }, "s1", NOW);
+  if ("problems" in checked) throw new Error(JSON.stringify(checked.problems));
+  return checked.subscription;
+}
+
+function problems(input: SubscriptionInput) {
+  const checked = checkSubscription(input, { zone: ZONE }, "s1", NOW);
+  return "problems" in checked ? checked.problems : [];
+}
+
+/** Whether the subscription's rule takes these events (one observation). */
+function takes(s: Subscription, ...events: ReturnType<typeof changeEvent>[]): boolean {
+  const set = new RuleSet([subscriptionRule(s, { zone: ZONE })], { zone: ZONE });
+  return set.match(events, SCHEDULED - 3_600_000).length > 0;
+}
+
+describe("a subscription", () => {
+  it("is made from a flight number in any spelling, a date and one channel, essentials by default", () => {
+    expect(
+      made({
+        flight: "dl 09341",
+        date: "2026-11-21",
+        email: "anna@example.com",
+        labels: { booking: "X7Q2LM" },
+      }),
+    ).toEqual({
+      id: "s1",
+      flight: "DL9341",
+      date: "2026-11-21",
+      preset: "essentials",
+      channel: { type: "email", to: "anna@example.com" },
+      labels: { booking: "X7Q2LM" },
+      status: "active",
+      createdAt: NOW,
+    });
+  });
+
+  it("names every field that is wrong, and what is right", () => {
+    expect(problems({ flight: "flight", date: "21-11-2026" }).map((p) => p.field)).toEqual([
+      "flight",
+      "date",
+      "email",
+    ]);
+    expect(problems({ date: "2026-11-21", email: "a@b.example" })[0]?.message).toContain(
+      "is required",
+    );
+    expect(
+      problems({
+        flight: "KL1",
+        date: "2026-11-21",
+        email: "a@b.example",
+        webhook: "https://x.example/h",
+      })[0],
+    ).toMatchObject({ field: "email", message: expect.stringContaining("one channel") });
+    expect(
+      problems({ flight: "KL1", date: "2026-11-21", email: "a@b.example", preset: "all" })[0],
+    ).toMatchObject({
+      field: "preset",
+      message: expect.stringContaining("essentials"),
+    });
+    expect(
+      problems({ flight: "KL1", date: "2026-11-21", email: "a@b.example", changes: ["gat"] })[0],
+    ).toMatchObject({ field: "changes", message: expect.stringContaining("did you mean `gate`") });
+    expect(problems({ flight: "KL1", date: "2026-11-21", email: "nobody" })[0]?.field).toBe(
+      "email",
+    );
+    expect(
+      problems({ flight: "KL1", date: "2026-11-21", webhook: "http://127.0.0.1:9/h" })[0],
+    ).toMatchObject({ field: "webhook", message: expect.stringContaining("loopback") });
+    expect(
+      problems({
+        flight: "KL1",
+        date: "2026-11-21",
+        email: "a@b.example",
+        labels: { "bad key": "x" },
+      })[0]?.field,
+    ).toBe("labels.bad key");
+  });
+
+  it("is the rule `sub:<id>`, taking its flight by any of its numbers on its date only", () => {
+    const s = made({ flight: "DL9341", date: "2026-11-21", email: "anna@example.com" });
+    const rule = subscriptionRule(s, { zone: ZONE });
+    expect(rule.id).toBe("sub:s1");
+    expect(subscriptionIdOf(rule.id)).toBe("s1");
+    expect(subscriptionIdOf("ops-gates")).toBeUndefined();
+    expect(rule.channels).toMatchObject([{ type: "email", to: ["anna@example.com"] }]);
+    expect(takes(s, changeEvent())).toBe(true);
+    // The same numbers a day later: another flight.
+    const nextDay = {
+      key: "D:2026-11-22:KL601",
+      scheduleDate: "2026-11-22",
+      scheduled: SCHEDULED + 86_400_000,
+    };
+    expect(takes(s, changeEvent({ flight: nextDay }))).toBe(false);
+    expect(takes(s, changeEvent({ flight: { flightNames: ["KL0602"] } }))).toBe(false);
+  });
+
+  it("with the essentials, hears a gate, boarding, a 15-minute delay, a cancellation — not a 10-minute delay or a terminal", () => {
+    const s = made({ flight: "KL601", date: "2026-11-21", email: "anna@example.com" });
+    const late = (minutes: number) =>
+      changeEvent({
+        kind: "time",
+        field: "publicEstimatedOffBlockTime",
+        action: "changed",
+        old: "2026-11-21T11:00:00.000+01:00",
+        new: "2026-11-21T11:20:00.000+01:00",
+        shiftMinutes: minutes,
+        delayMinutes: minutes,
+      });
+    expect(takes(s, changeEvent())).toBe(true);
+    expect(takes(s, late(20))).toBe(true);
+    expect(takes(s, late(10))).toBe(false);
+    expect(
+      takes(
+        s,
+        changeEvent({ kind: "state", field: "publicFlightState", action: "added", state: "BRD" }),
+      ),
+    ).toBe(true);
+    expect(
+      takes(
+        s,
+        changeEvent({ kind: "state", field: "publicFlightState", action: "added", state: "CNX" }),
+      ),
+    ).toBe(true);
+    expect(
+      takes(
+        s,
+        changeEvent({ kind: "state", field: "publicFlightState", action: "added", state: "GCL" }),
+      ),
+    ).toBe(false);
+    expect(takes(s, changeEvent({ kind: "terminal", field: "terminal", old: 1, new: 2 }))).toBe(
+      false,
+    );
+  });
+
+  it("with its own changes, hears those only", () => {
+    const s = made({
+      flight: "KL601",
+      date: "2026-11-21",
+      email: "a@b.example",
+      changes: ["terminal"],
+    });
+    expect(takes(s, changeEvent({ kind: "terminal", field: "terminal", old: 1, new: 2 }))).toBe(
+      true,
+    );
+    expect(takes(s, changeEvent())).toBe(false);
+  });
+
+  it("expires a while after the end of its flight's local date", () => {
+    // 2026-11-22T00:00 in Amsterdam is 23:00 UTC the day before.
+    expect(expiresAt({ date: "2026-11-21" }, ZONE, 3_600_000)).toBe(
+      Date.parse("2026-11-21T23:00:00Z") + 3_600_000,
+    );
+  });
+});
