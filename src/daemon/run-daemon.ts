@@ -7,10 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FlightApiClientOptions } from "../api/client-options.js";
+import type { Flight } from "../api/types.js";
 import { type DaemonConfig, secretsIn } from "../config/daemon-config.js";
 import { ruleVariableSecrets } from "../config/rule-variables.js";
 import { plaintextAuthWarning } from "../deliver/email-settings.js";
 import { buildSenders } from "../deliver/senders.js";
+import { seedDemoSubscriptions } from "../demo/demo-subscriptions.js";
 import { ErrorCode, FlightwatchError } from "../errors.js";
 import { createLogger, type LogFormat, type Logger, type LogLevel } from "../log/logger.js";
 import { maskUrl } from "../log/mask-url.js";
@@ -20,6 +22,7 @@ import { RuleSet } from "../rules/match/rule-matcher.js";
 import type { RuleVariables } from "../rules/read/variable-substitution.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
+import { recipientOf, SubscriptionStore } from "../subscriptions/subscription-store.js";
 import { type Daemon, startDaemon } from "./daemon.js";
 import { type EmbeddedSimulatorSettings, startEmbeddedSimulator } from "./embedded-simulator.js";
 import { startLiveRules } from "./live-rules.js";
@@ -168,8 +171,10 @@ async function runUntilStopped(
 
     let client: FlightApiClientOptions;
     let now: () => number = Date.now;
+    let embeddedFlights: (() => Iterable<Flight>) | undefined;
     if (options.simulator) {
       const embedded = await startEmbeddedSimulator(options.simulator, config.zone);
+      embeddedFlights = () => embedded.sim.simulator.store.all();
       cleanups.push(() => embedded.sim.close());
       checkpoint();
       ({ client, now } = embedded);
@@ -243,6 +248,23 @@ async function runUntilStopped(
       ...(face.observer ? { observer: face.observer(context) } : {}),
     });
     checkpoint();
+    // The simulated airport's passengers: a few subscriptions to departures boarding soon.
+    if (privatePrefix && embeddedFlights && stages.has("dispatch")) {
+      const connection = await connectRedis(config.redis.url);
+      try {
+        const store = new SubscriptionStore(connection, redisKeys(config.redis.prefix), {
+          zone: config.zone,
+        });
+        for (const s of await seedDemoSubscriptions(store, embeddedFlights(), now(), config.zone)) {
+          log.info(
+            { subscription: s.id, flight: s.flight, date: s.date },
+            `demo passenger: ${recipientOf(s.channel)} follows ${s.flight} on ${s.date} (subscription ${s.id}, the essentials)`,
+          );
+        }
+      } finally {
+        connection.disconnect();
+      }
+    }
     log.info(
       {
         prefix: config.redis.prefix,
