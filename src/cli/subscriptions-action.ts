@@ -38,6 +38,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   preset: "--preset",
   changes: "--changes",
   labels: "--label",
+  language: "--language",
 };
 
 /** `subscriptions add`: checks, stores, prints the id. */
@@ -49,6 +50,7 @@ export async function addSubscription(flags: AddFlags): Promise<void> {
     ...(flags.webhook !== undefined ? { webhook: flags.webhook } : {}),
     ...(flags.secret !== undefined ? { secret: flags.secret } : {}),
     ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
+    ...(flags.language !== undefined ? { language: flags.language } : {}),
     ...(flags.changes !== undefined ? { changes: parseChanges(flags.changes) } : {}),
     ...(flags.label !== undefined ? { labels: parseLabels(flags.label) } : {}),
   };

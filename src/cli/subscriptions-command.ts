@@ -27,6 +27,7 @@ export interface AddFlags {
   email?: string;
   webhook?: string;
   secret?: string;
+  language?: string;
   preset?: string;
   changes?: string;
   label?: string[];
@@ -68,6 +69,7 @@ export function registerSubscriptionsCommand(program: Command): void {
     .option("--email <address>", "send to this address")
     .option("--webhook <url>", "or POST signed JSON to this URL (an app backend)")
     .option("--secret <secret>", "with --webhook: the signing secret (Standard Webhooks)")
+    .option("--language <code>", "the notifications' language: en (the default) or nl")
     .option("--preset <name>", "what to hear about: essentials (the default)")
     .option("--changes <json>", "or change selectors as rule files write them, as a JSON list")
     .option("--label <name=value>", "a label echoed in every notification (repeatable)", collect)

@@ -7,7 +7,7 @@
  * notification, channel, rule, zone, sender and recipient always give the same message.
  */
 import { createHash } from "node:crypto";
-import { renderTemplate } from "../render/alert-template.js";
+import { languageOf, renderTemplate } from "../render/alert-template.js";
 import {
   clipText,
   describeAlert,
@@ -15,6 +15,7 @@ import {
   ruleFlightName,
   type TextOptions,
 } from "../render/alert-text.js";
+import { type Phrases, phrasesOf } from "../render/language.js";
 import type { EmailChannelSpec, Rule } from "../rules/rule.js";
 import type { Notification } from "./notification.js";
 
@@ -66,13 +67,18 @@ export function emailMessage(
   const domain = domainOf(from);
   const cut = { maxValueChars: EMAIL_VALUE_CHARS };
   // Named by the number the rule knows the flight by: the codeshare on the passenger's ticket.
-  const text: TextOptions = { ...cut, flightName: ruleFlightName(alert.flight, rule) };
+  const text: TextOptions = {
+    ...cut,
+    flightName: ruleFlightName(alert.flight, rule),
+    ...languageOf(rule),
+  };
+  const words = phrasesOf(rule.language);
   const headline =
     channel.template === undefined
       ? describeAlert(alert, zone, text)
       : renderTemplate(channel.template, alert, rule, zone, cut);
   const changes = alert.changes.map((c) =>
-    describeChange(c, zone, { ...cut, current: alert.current }),
+    describeChange(c, zone, { ...cut, current: alert.current, ...languageOf(rule) }),
   );
   // The rule's id is for support (X-Flightwatch-Rule), not for the people who read the
   // mail: they read its description, free text written for them.
@@ -102,8 +108,8 @@ export function emailMessage(
       oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone, cut)),
       EMAIL_SUBJECT_CHARS,
     ),
-    text: textPart(headline, changes, footer, unsubscribe),
-    html: htmlPart(headline, changes, footer, unsubscribe),
+    text: textPart(headline, changes, footer, unsubscribe, words),
+    html: htmlPart(headline, changes, footer, unsubscribe, words),
     messageId: emailMessageId(notification.id, recipient, domain),
     inReplyTo: root,
     references: root,
@@ -169,11 +175,12 @@ function textPart(
   changes: string[],
   footer: string,
   unsubscribe: string | undefined,
+  words: Phrases,
 ): string {
-  const lines = [headline, "", "Changes:", ...changes.map((c) => `- ${c}`)];
+  const lines = [headline, "", words.changes, ...changes.map((c) => `- ${c}`)];
   if (footer !== "" || unsubscribe !== undefined) lines.push("");
   if (footer !== "") lines.push(footer);
-  if (unsubscribe !== undefined) lines.push(`Unsubscribe: ${unsubscribe}`);
+  if (unsubscribe !== undefined) lines.push(`${words.unsubscribe}: ${unsubscribe}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -182,13 +189,16 @@ function htmlPart(
   changes: string[],
   footer: string,
   unsubscribe: string | undefined,
+  words: Phrases,
 ): string {
   // The template is plain text (the same one fills the text part), so the whole
   // rendered text is escaped, not only the values in it.
   const paragraph = escapeHtml(headline).replace(/\r?\n/g, "<br>\n");
   const items = changes.map((c) => `<li>${escapeHtml(c)}</li>`).join("\n");
   const link =
-    unsubscribe === undefined ? "" : `<a href="${escapeHtml(unsubscribe)}">Unsubscribe</a>`;
+    unsubscribe === undefined
+      ? ""
+      : `<a href="${escapeHtml(unsubscribe)}">${escapeHtml(words.unsubscribe)}</a>`;
   const small = [escapeHtml(footer), link].filter((part) => part !== "").join(" · ");
   return [
     "<!DOCTYPE html>",

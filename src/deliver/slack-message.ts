@@ -7,7 +7,7 @@
  * every text respects Slack's limits.
  */
 import type { Alert } from "../dispatch/alert.js";
-import { renderTemplate } from "../render/alert-template.js";
+import { languageOf, renderTemplate } from "../render/alert-template.js";
 import { changeParts, describeAlert, localTime } from "../render/alert-text.js";
 import type { Rule, SlackChannelSpec } from "../rules/rule.js";
 import type { Notification } from "./notification.js";
@@ -78,8 +78,11 @@ export function slackMessage(
     };
   }
   return {
-    text: truncateMrkdwn(inertMrkdwn(describeAlert(alert, zone)), SLACK_LIMITS.textChars),
-    blocks: [header, ...changeSections(alert, zone), context],
+    text: truncateMrkdwn(
+      inertMrkdwn(describeAlert(alert, zone, languageOf(rule))),
+      SLACK_LIMITS.textChars,
+    ),
+    blocks: [header, ...changeSections(alert, zone, rule), context],
   };
 }
 
@@ -180,9 +183,9 @@ function headerText(alert: Alert): string {
 }
 
 /** Sections of at most ten `*label:* old → new` fields, as many as the block limit allows. */
-function changeSections(alert: Alert, zone: string): SlackBlock[] {
+function changeSections(alert: Alert, zone: string, rule: Rule): SlackBlock[] {
   const fields = alert.changes.map((change) => {
-    const { label, value } = changeParts(change, zone);
+    const { label, value } = changeParts(change, zone, languageOf(rule));
     // The bold label is ours; what is in it and after it comes from flight data.
     return truncateMrkdwn(
       `*${inertMrkdwn(label)}:* ${inertMrkdwn(value)}`,

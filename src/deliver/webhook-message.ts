@@ -8,6 +8,7 @@
 import type { ChangeValue } from "../diff/change.js";
 import type { CheckinSummary, FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
 import type { AlertChange } from "../dispatch/alert.js";
+import { languageOf } from "../render/alert-template.js";
 import { describeAlert } from "../render/alert-text.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
 import { formatApiDateTime } from "../time/local-time.js";
@@ -71,7 +72,7 @@ export function webhookData(notification: Notification, context: WebhookMessageC
   const { alert } = notification;
   const { rule, zone } = context;
   return {
-    summary: describeAlert(alert, zone),
+    summary: describeAlert(alert, zone, languageOf(rule)),
     alertId: alert.id,
     rule: {
       id: alert.ruleId,

@@ -15,6 +15,12 @@ import {
   flightNamesFrom,
   ruleFlightName,
 } from "./alert-text.js";
+import { type Language, phrasesOf } from "./language.js";
+
+/** A rule's language as text options (nothing for English, the default). */
+export function languageOf(rule: Rule): { language?: Language } {
+  return rule.language === undefined ? {} : { language: rule.language };
+}
 
 /** The placeholders a template may use (plus `label.<key>` for any label of the rule). */
 export const TEMPLATE_FIELDS = [
@@ -108,23 +114,30 @@ const FIELD_VALUES = new Map<string, FieldValue>(
     flights: (alert, rule, _zone, max) =>
       clipText(flightNamesFrom(alert.flight, ruleFlightName(alert.flight, rule)).join(", "), max),
     route: (alert, _rule, _zone, max) => clipText((alert.current?.route ?? []).join(", "), max),
-    direction: (alert) =>
+    direction: (alert, rule) =>
       alert.flight.direction === "A"
-        ? "arrival"
+        ? phrasesOf(rule.language).arrival
         : alert.flight.direction === "D"
-          ? "departure"
+          ? phrasesOf(rule.language).departure
           : "",
     date: (alert, _rule, zone, max) =>
       clipText(alert.flight.scheduleDate ?? scheduledLocal(alert, zone).slice(0, 10), max),
     time: (alert, _rule, zone) => scheduledLocal(alert, zone).slice(11, 16),
-    changes: (alert, _rule, zone, max) =>
+    changes: (alert, rule, zone, max) =>
       alert.changes
-        .map((c) => describeChange(c, zone, { current: alert.current, maxValueChars: max }))
+        .map((c) =>
+          describeChange(c, zone, {
+            current: alert.current,
+            maxValueChars: max,
+            ...languageOf(rule),
+          }),
+        )
         .join("; "),
     summary: (alert, rule, zone, max) =>
       describeAlert(alert, zone, {
         flightName: ruleFlightName(alert.flight, rule),
         maxValueChars: max,
+        ...languageOf(rule),
       }),
     rule: (_alert, rule) => rule.id,
     description: (_alert, rule) => rule.description ?? "",

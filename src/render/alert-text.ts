@@ -11,6 +11,7 @@ import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { filterFlightNumbers } from "../rules/match/flight-filter.js";
 import type { Rule } from "../rules/rule.js";
 import { parseApiDateTime, toLocalDateTime } from "../time/local-time.js";
+import { type Language, type Phrases, phrasesOf } from "./language.js";
 
 /** What besides a change or a flight its words may draw on. */
 export interface TextOptions {
@@ -30,6 +31,8 @@ export interface TextOptions {
    * 200,000-character gate must not make a 200 KB subject. Default: not cut.
    */
   maxValueChars?: number;
+  /** The language of the words (values from the upstream stay as they are). Default English. */
+  language?: Language;
 }
 
 /** `text` cut to at most `max` characters, ending in `…`, never inside a surrogate pair. */
@@ -71,52 +74,8 @@ export function flightNamesFrom(flight: FlightIdentity, lead?: string): string[]
   return names;
 }
 
-/** Public flight states in words (NOTES.md, "Flight states"). */
-export const STATE_NAMES: Readonly<Record<string, string>> = {
-  SCH: "scheduled",
-  DEL: "delayed",
-  WIL: "wait in lounge",
-  GTO: "gate open",
-  BRD: "boarding",
-  GCH: "gate change",
-  GCL: "gate closing",
-  GTD: "gate closed",
-  DEP: "departed",
-  CNX: "cancelled",
-  TOM: "moved to tomorrow",
-  AIR: "airborne",
-  EXP: "expected landing changed",
-  FIR: "in national airspace",
-  LND: "landed",
-  FIB: "first bag on belt soon",
-  ARR: "baggage handled",
-  DIV: "diverted",
-};
-
-/** Time fields in words. */
-const TIME_NAMES: Readonly<Record<string, string>> = {
-  estimatedLandingTime: "estimated landing",
-  actualLandingTime: "landed at",
-  publicEstimatedOffBlockTime: "estimated departure",
-  actualOffBlockTime: "departed at",
-  expectedTimeBoarding: "boarding",
-  expectedTimeGateClosing: "gate closing",
-  expectedTimeGateOpen: "gate open",
-  expectedTimeOnBelt: "bags on belt",
-};
-
-const FIELD_NAMES: Readonly<Record<string, string>> = {
-  gate: "gate",
-  pier: "pier",
-  terminal: "terminal",
-  baggageClaim: "belt",
-  checkinAllocations: "check-in",
-  codeshares: "codeshares",
-  aircraftType: "aircraft",
-  aircraftRegistration: "registration",
-  route: "route",
-  serviceType: "service type",
-};
+/** Public flight states in words, in English (NOTES.md, "Flight states"). */
+export const STATE_NAMES: Readonly<Record<string, string>> = phrasesOf("en").states;
 
 /**
  * States after which the schedule no longer holds: the flight will not leave (or, for an
@@ -139,6 +98,7 @@ export function describeFlight(
   options: TextOptions = {},
 ): string {
   const max = options.maxValueChars;
+  const p = phrasesOf(options.language);
   const [lead, ...others] = flightNamesFrom(flight, options.flightName);
   const names = others.length > 0 ? ` (${clipText(others.join(", "), max)})` : "";
   const places = route && route.length > 0 ? clipText(route.join(", "), max) : undefined;
@@ -146,9 +106,12 @@ export function describeFlight(
   const states = options.current?.states ?? [];
   const voided = VOIDING_STATES[arrival ? "A" : "D"].some((s) => states.includes(s));
   const way = arrival
-    ? `${places ? ` from ${places}` : ""}, ${voided ? "was to arrive" : "arrives"}`
-    : `${places ? ` to ${places}` : ""}, ${voided ? "was to depart" : "departs"}`;
-  const when = flight.scheduled === undefined ? "" : ` ${localTime(flight.scheduled, zone, true)}`;
+    ? `${places ? ` ${p.from} ${places}` : ""}, ${voided ? p.wasToArrive : p.arrives}`
+    : `${places ? ` ${p.to} ${places}` : ""}, ${voided ? p.wasToDepart : p.departs}`;
+  const when =
+    flight.scheduled === undefined
+      ? ""
+      : ` ${localTime(flight.scheduled, zone, true, options.language)}`;
   return `${clipText(lead ?? flight.mainFlight, max)}${names}${way}${when}`;
 }
 
@@ -159,7 +122,7 @@ export function describeChange(
   options: TextOptions = {},
 ): string {
   const text = changeText(change, zone, options);
-  return change.correction ? `${text} (correction)` : text;
+  return change.correction ? `${text} (${phrasesOf(options.language).correction})` : text;
 }
 
 /** A change as a label and a value (`gate` and `D7 → D9`), for tables and Slack fields. */
@@ -175,49 +138,50 @@ export function changeParts(
   options: TextOptions = {},
 ): ChangeParts {
   const parts = rawParts(change, zone, options);
-  return change.correction ? { ...parts, value: `${parts.value} (correction)` } : parts;
+  return change.correction
+    ? { ...parts, value: `${parts.value} (${phrasesOf(options.language).correction})` }
+    : parts;
 }
 
 function changeText(change: AlertChange, zone: string, options: TextOptions): string {
-  if (change.kind === "flight")
-    return change.action === "removed" ? "flight removed" : "new flight";
+  const p = phrasesOf(options.language);
+  if (change.kind === "flight") return change.action === "removed" ? p.flightRemoved : p.newFlight;
   const { label, value } = rawParts(change, zone, options);
   return change.kind === "state" ? value : `${label} ${value}`;
 }
 
-/** The states that happen at a gate, in words naming it: a passenger needs to know which. */
-const GATE_STATES = new Map<string, (gate: string) => string>([
-  ["GTO", (gate) => `gate ${gate} now open`],
-  ["BRD", (gate) => `now boarding at gate ${gate}`],
-  ["GCL", (gate) => `gate ${gate} now closing`],
-  ["GTD", (gate) => `gate ${gate} now closed`],
-]);
+/** A word of a table for a key from the upstream (hasOwn: `toString` is not Object's). */
+const wordOf = (table: Readonly<Record<string, string>>, key: string): string | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
 
 function rawParts(change: AlertChange, zone: string, options: TextOptions): ChangeParts {
+  const p = phrasesOf(options.language);
   if (change.kind === "flight")
-    return { label: "flight", value: change.action === "removed" ? "removed" : "new" };
+    return { label: p.flight, value: change.action === "removed" ? p.removed : p.new };
   const max = options.maxValueChars;
   if (change.kind === "state") {
     const code = change.state ?? "";
-    // hasOwn: a code such as `toString` from the upstream is not a name of Object's.
-    const name =
-      (Object.hasOwn(STATE_NAMES, code) ? STATE_NAMES[code] : undefined) ??
-      (clipText(code, max) || "state");
-    if (change.action === "withdrawn") return { label: "status", value: `no longer ${name}` };
+    const name = wordOf(p.states, code) ?? (clipText(code, max) || p.status);
+    if (change.action === "withdrawn") return { label: p.status, value: p.noLonger(name) };
+    // The states that happen at a gate, in words naming it: a passenger needs to know which.
     const gate = options.current?.gate;
-    const atGate = gate === undefined ? undefined : GATE_STATES.get(code);
-    return { label: "status", value: atGate && gate ? atGate(clipText(gate, max)) : `now ${name}` };
+    const atGate =
+      gate === undefined || !Object.hasOwn(p.atGate, code) ? undefined : p.atGate[code];
+    return {
+      label: p.status,
+      value: atGate && gate ? atGate(clipText(gate, max)) : p.now(name),
+    };
   }
   if (change.kind === "time") {
-    const label = TIME_NAMES[change.field] ?? change.field;
+    const label = wordOf(p.times, change.field) ?? change.field;
     const to = clipText(timeText(change.new, zone), max);
     const from = change.old === undefined ? "" : `${clipText(timeText(change.old, zone), max)} → `;
-    return { label, value: `${from}${to}${timeNote(change)}` };
+    return { label, value: `${from}${to}${timeNote(change, p)}` };
   }
-  const label = FIELD_NAMES[change.field] ?? change.field;
+  const label = wordOf(p.fields, change.field) ?? change.field;
   // Each side cut on its own, so a long old value never hides the new one.
-  const to = clipText(valueText(change.new), max);
-  const from = change.old === undefined ? "" : `${clipText(valueText(change.old), max)} → `;
+  const to = clipText(valueText(change.new, p), max);
+  const from = change.old === undefined ? "" : `${clipText(valueText(change.old, p), max)} → `;
   return { label, value: `${from}${to}` };
 }
 
@@ -233,15 +197,15 @@ const SCHEDULE_TIMES = new Set([
  * ` (25 min late)` for departure and landing times; ` (33 min later)` for the others
  * (boarding, gate times, belt), whose distance from the schedule means nothing to people.
  */
-function timeNote(change: AlertChange): string {
+function timeNote(change: AlertChange, p: Phrases): string {
   if (SCHEDULE_TIMES.has(change.field)) {
     const d = change.delayMinutes;
-    if (d === undefined || d === 0) return d === 0 ? " (on time)" : "";
-    return d > 0 ? ` (${d} min late)` : ` (${-d} min early)`;
+    if (d === undefined || d === 0) return d === 0 ? ` (${p.onTime})` : "";
+    return d > 0 ? ` (${p.late(d)})` : ` (${p.early(-d)})`;
   }
   const s = change.shiftMinutes;
   if (s === undefined || s === 0) return "";
-  return s > 0 ? ` (${s} min later)` : ` (${-s} min earlier)`;
+  return s > 0 ? ` (${p.later(s)})` : ` (${p.earlier(-s)})`;
 }
 
 /**
@@ -255,60 +219,71 @@ export function describeAlert(alert: Alert, zone: string, options: TextOptions =
 }
 
 function timeText(value: ChangeValue | undefined, zone: string): string {
-  if (typeof value !== "string") return valueText(value);
+  if (typeof value !== "string") return valueText(value, phrasesOf("en"));
   const ms = parseApiDateTime(value, zone);
   return ms === undefined ? value : localTime(ms, zone, false);
 }
 
-/** `10:25`, or `Sat 21 Nov 10:25` with the date, in the airport's zone. */
-export function localTime(ms: number, zone: string, withDate: boolean): string {
+/** `10:25`, or `Sat 21 Nov 10:25` (`za 21 nov 10:25`) with the date, in the airport's zone. */
+export function localTime(
+  ms: number,
+  zone: string,
+  withDate: boolean,
+  language?: Language,
+): string {
   const local = toLocalDateTime(ms, zone);
   const hm = local.slice(11, 16);
   if (!withDate) return hm;
   const [y, m, d] = local.slice(0, 10).split("-").map(Number) as [number, number, number];
-  const names = dateNames();
+  const names = dateNames(phrasesOf(language).locale);
   const day = names.weekdays[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
   return `${day} ${d} ${names.months[m - 1]} ${hm}`;
 }
 
-/** en-GB short weekday (Sunday first) and month names, as Intl writes them. */
+/** A locale's short weekday (Sunday first) and month names, as Intl writes them. */
 interface DateNames {
   weekdays: readonly string[];
   months: readonly string[];
 }
 
-let cachedNames: DateNames | undefined;
+const cachedNames = new Map<string, DateNames>();
 
 /**
  * The names once, from Intl itself (so ICU's spelling, e.g. `Sept`, is kept): building
  * two formatters per call cost ~170 µs, most of the time of a webhook or email render.
  */
-function dateNames(): DateNames {
-  if (cachedNames) return cachedNames;
-  const weekday = new Intl.DateTimeFormat("en-GB", { weekday: "short", timeZone: "UTC" });
-  const month = new Intl.DateTimeFormat("en-GB", { month: "short", timeZone: "UTC" });
-  // 2023-01-01 was a Sunday.
-  cachedNames = {
-    weekdays: Array.from({ length: 7 }, (_, i) => weekday.format(Date.UTC(2023, 0, 1 + i))),
-    months: Array.from({ length: 12 }, (_, i) => month.format(Date.UTC(2023, i, 1))),
+function dateNames(locale: string): DateNames {
+  const cached = cachedNames.get(locale);
+  if (cached) return cached;
+  const weekday = new Intl.DateTimeFormat(locale, { weekday: "short", timeZone: "UTC" });
+  const month = new Intl.DateTimeFormat(locale, { month: "short", timeZone: "UTC" });
+  // 2023-01-01 was a Sunday. Dutch abbreviations end in a period (`nov.`): left off.
+  const names = {
+    weekdays: Array.from({ length: 7 }, (_, i) =>
+      weekday.format(Date.UTC(2023, 0, 1 + i)).replace(/\.$/, ""),
+    ),
+    months: Array.from({ length: 12 }, (_, i) =>
+      month.format(Date.UTC(2023, i, 1)).replace(/\.$/, ""),
+    ),
   };
-  return cachedNames;
+  cachedNames.set(locale, names);
+  return names;
 }
 
-function valueText(value: ChangeValue | undefined): string {
+function valueText(value: ChangeValue | undefined, p: Phrases): string {
   if (value === undefined) return "—";
   if (Array.isArray(value)) return value.length > 0 ? value.join(", ") : "—";
-  if (typeof value === "object") return checkinText(value);
+  if (typeof value === "object") return checkinText(value, p);
   return String(value);
 }
 
-function checkinText(c: CheckinSummary): string {
+function checkinText(c: CheckinSummary, p: Phrases): string {
   const parts: string[] = [];
-  if (c.rows.length > 0) parts.push(`rows ${c.rows.join(", ")}`);
+  if (c.rows.length > 0) parts.push(`${p.rows} ${c.rows.join(", ")}`);
   if (c.desks.length > 0) {
     const first = c.desks[0];
     const last = c.desks[c.desks.length - 1];
-    parts.push(first === last ? `desk ${first}` : `desks ${first}–${last}`);
+    parts.push(first === last ? `${p.desk} ${first}` : `${p.desks} ${first}–${last}`);
   }
   return parts.length > 0 ? parts.join(" ") : "—";
 }

@@ -4,6 +4,8 @@
  * (codes upper-case, durations in milliseconds, absolute times in epoch ms), so later
  * stages never re-check user input. The file format itself is described in docs/rules.md.
  */
+
+import type { Language } from "../render/language.js";
 import type { ChangeSelector } from "./change-options.js";
 import type { FlightFilter } from "./flight-criteria.js";
 
@@ -39,6 +41,8 @@ export interface Rule {
   coolDownMs: number;
   /** Flap handling; undefined = off. */
   flapping?: FlappingSpec;
+  /** The language of its notifications' words (`en`, `nl`); undefined = English. */
+  language?: Language;
 }
 
 /** Flap handling of a rule. */

@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import type { RuleProblem } from "../errors.js";
 import type { OutboundPolicy } from "../outbound/outbound-policy.js";
+import { isLanguage, LANGUAGES, type Language } from "../render/language.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { parseRuleFile } from "../rules/read/rule-loader.js";
 import { nextDate } from "../rules/read/rule-time.js";
@@ -57,6 +58,8 @@ export interface Subscription {
   /** …change selectors as rule files write them. */
   changes?: unknown[];
   channel: SubscriptionChannel;
+  /** The language of its notifications; absent: English. */
+  language?: Language;
   labels: Record<string, string>;
   status: SubscriptionStatus;
   /** Epoch ms. */
@@ -72,6 +75,7 @@ export interface SubscriptionInput {
   email?: unknown;
   webhook?: unknown;
   secret?: unknown;
+  language?: unknown;
   labels?: unknown;
   status?: unknown;
 }
@@ -170,6 +174,13 @@ export function checkSubscription(
     if (input.secret !== undefined) channel.secret = String(input.secret);
   }
   const labels = checkLabels(input.labels, problem);
+  const language = input.language === undefined ? undefined : String(input.language);
+  if (language !== undefined && !isLanguage(language)) {
+    problem(
+      "language",
+      `"${language}" is not a language of notifications: ${LANGUAGES.join(", ")}`,
+    );
+  }
   const status =
     input.status === undefined ? "active" : (String(input.status) as SubscriptionStatus);
   if (!SUBSCRIPTION_STATUSES.includes(status)) {
@@ -188,6 +199,7 @@ export function checkSubscription(
     ...(preset !== undefined ? { preset } : {}),
     ...(changes !== undefined ? { changes } : {}),
     channel,
+    ...(language !== undefined && isLanguage(language) ? { language } : {}),
     labels,
     status,
     createdAt: now,
@@ -257,6 +269,7 @@ function readAsRule(
         flights: { flight: [s.flight], schedule: { from: s.date, to: s.date } },
         changes: s.changes ?? PRESETS[s.preset ?? DEFAULT_PRESET],
         channels: [channel],
+        ...(s.language !== undefined ? { language: s.language } : {}),
       },
     ],
   };

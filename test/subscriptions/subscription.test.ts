@@ -149,6 +149,23 @@ describe("a subscription", () => {
     );
   });
 
+  it("may be in Dutch: its rule writes its notifications in Dutch; an unknown language is refused", () => {
+    const s = made({ flight: "KL601", date: "2026-11-21", email: "a@b.example", language: "nl" });
+    expect(s.language).toBe("nl");
+    expect(subscriptionRule(s, { zone: ZONE }).language).toBe("nl");
+    expect(
+      subscriptionRule(made({ flight: "KL601", date: "2026-11-21", email: "a@b.example" }), {
+        zone: ZONE,
+      }).language,
+    ).toBeUndefined();
+    expect(
+      problems({ flight: "KL601", date: "2026-11-21", email: "a@b.example", language: "fr" })[0],
+    ).toMatchObject({
+      field: "language",
+      message: expect.stringContaining("en, nl"),
+    });
+  });
+
   it("with its own changes, hears those only", () => {
     const s = made({
       flight: "KL601",

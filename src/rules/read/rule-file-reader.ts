@@ -6,6 +6,7 @@
  */
 import type { RuleProblem } from "../../errors.js";
 import { OutboundPolicy } from "../../outbound/outbound-policy.js";
+import { isLanguage, LANGUAGES } from "../../render/language.js";
 import { airportZone } from "../../time/local-time.js";
 import type { FlappingSpec, FlightFilter, Rule, SourcePosition } from "../rule.js";
 import { readChangeSelectors } from "./change-selector-reader.js";
@@ -248,6 +249,20 @@ function readRule(
       case "flapping":
         rule.flapping = r.shared("flapping", entry.value, () => readFlapping(r, entry.value, at));
         break;
+      case "language": {
+        const language = r.string(entry.value, at, "`language`");
+        if (language === undefined) break;
+        if (isLanguage(language)) rule.language = language;
+        else {
+          r.problem(
+            entry.value,
+            at,
+            `\`${language}\` is not a language notifications are written in`,
+            `write one of ${LANGUAGES.join(", ")}`,
+          );
+        }
+        break;
+      }
     }
   }
   if (!entries.has("channels")) {
@@ -272,6 +287,7 @@ function readRule(
     groupWaitMs: rule.groupWaitMs ?? 0,
     coolDownMs: rule.coolDownMs ?? 0,
     flapping: rule.flapping,
+    language: rule.language,
   };
   return read;
 }

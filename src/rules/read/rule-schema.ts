@@ -18,6 +18,7 @@ export const RULE_KEYS = [
   "group_wait",
   "cool_down",
   "flapping",
+  "language",
 ] as const;
 
 /** Keys of a flight filter: the criteria's (flight-criteria.ts), then `not`. */
