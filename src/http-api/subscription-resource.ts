@@ -47,12 +47,15 @@ export interface SubscriptionView {
 }
 
 /**
- * The input of a create body, or the problems of its shape: unknown fields, fields
- * that must be text, a secret without a webhook.
+ * The input of a create body — its known fields of the right JSON type — and the
+ * problems of its shape: unknown fields, fields that must be text, a secret without a
+ * webhook. The input is checked further even when there are such problems, so that one
+ * answer names every field at fault.
  */
-export function inputOf(
-  body: Record<string, unknown>,
-): { input: SubscriptionInput } | { problems: FieldProblem[] } {
+export function inputOf(body: Record<string, unknown>): {
+  input: SubscriptionInput;
+  problems: FieldProblem[];
+} {
   const problems: FieldProblem[] = [];
   const known: readonly string[] = CREATE_FIELDS;
   for (const field of Object.keys(body)) {
@@ -63,21 +66,20 @@ export function inputOf(
       });
     }
   }
-  for (const field of TEXT_FIELDS) {
+  const input: SubscriptionInput = {};
+  for (const field of CREATE_FIELDS) {
     const value = body[field];
-    if (value !== undefined && typeof value !== "string") {
+    if (value === undefined) continue;
+    if ((TEXT_FIELDS as readonly string[]).includes(field) && typeof value !== "string") {
       problems.push({ field, message: `must be a string, not ${jsonType(value)}` });
+    } else {
+      input[field] = value;
     }
   }
   if (body.secret !== undefined && body.webhook === undefined) {
     problems.push({ field: "secret", message: "signs webhooks: give it with `webhook`" });
   }
-  if (problems.length > 0) return { problems };
-  const input: SubscriptionInput = {};
-  for (const field of CREATE_FIELDS) {
-    if (body[field] !== undefined) input[field] = body[field];
-  }
-  return { input };
+  return { input, problems };
 }
 
 /** The API's view of a stored subscription (`expiresAtMs`: when its keys expire). */

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Redis } from "ioredis";
-import { ApiRequestError } from "../errors.js";
+import { ApiRequestError, type FieldProblem } from "../errors.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import {
   checkSubscription,
@@ -84,11 +84,22 @@ export function subscriptionsApi(options: SubscriptionsApiOptions): Subscription
   const documentText = `${JSON.stringify(openApiDocument())}\n`;
   const view = (s: Subscription): SubscriptionView => viewOf(s, expiresAt(s, zone, keepMs));
 
-  /** The subscription of `input`, or a refusal naming each field at fault. */
-  function checked(input: SubscriptionInput, id: string, createdAt: number): Subscription {
+  /**
+   * The subscription of `input`, or a refusal naming each field at fault: those of the
+   * body's shape (`found`), then those the checks find in the others.
+   */
+  function checked(
+    input: SubscriptionInput,
+    id: string,
+    createdAt: number,
+    found: readonly FieldProblem[] = [],
+  ): Subscription {
     const result = checkSubscription(input, options.context, id, createdAt);
-    if ("subscription" in result) return result.subscription;
-    throw refuse("invalid-fields", describeFields(result.problems), { errors: result.problems });
+    if ("subscription" in result && found.length === 0) return result.subscription;
+    const named = new Set(found.map((p) => p.field));
+    const more = "problems" in result ? result.problems.filter((p) => !named.has(p.field)) : [];
+    const problems = [...found, ...more];
+    throw refuse("invalid-fields", describeFields(problems), { errors: problems });
   }
 
   /** Stores it, or refuses it when its flight's date is so long past that it would have expired. */
@@ -105,10 +116,7 @@ export function subscriptionsApi(options: SubscriptionsApiOptions): Subscription
     const idempotencyKey = idempotencyKeyOf(req);
     const body = await readJsonObject(req, maxBodyBytes);
     const shaped = inputOf(body);
-    if ("problems" in shaped) {
-      throw refuse("invalid-fields", describeFields(shaped.problems), { errors: shaped.problems });
-    }
-    const subscription = checked(shaped.input, newSubscriptionId(), now());
+    const subscription = checked(shaped.input, newSubscriptionId(), now(), shaped.problems);
     if (idempotencyKey === undefined) {
       await stored(subscription);
       return sendCreated(res, 201, view(subscription));

@@ -6,7 +6,10 @@
 import { Redis } from "ioredis";
 import { request } from "undici";
 import { ApiKeyStore } from "../../src/http-api/api-key-store.js";
-import { type SubscriptionsApiOptions, subscriptionsApi } from "../../src/http-api/subscriptions-api.js";
+import {
+  type SubscriptionsApiOptions,
+  subscriptionsApi,
+} from "../../src/http-api/subscriptions-api.js";
 import { type OpsServer, startOpsServer } from "../../src/ops/ops-server.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { SubscriptionStore } from "../../src/subscriptions/subscription-store.js";

@@ -116,7 +116,9 @@ describe("the subscriptions API", () => {
 
     it("filters by flight (any spelling), date, recipient, label and status", async () => {
       const a = await create(emailBody({ labels: { booking: "AAA111" } }));
-      const b = await create(emailBody({ email: "bob@example.com", labels: { booking: "BBB222" } }));
+      const b = await create(
+        emailBody({ email: "bob@example.com", labels: { booking: "BBB222" } }),
+      );
       const c = await create(emailBody({ flight: "KL602", date: NEXT_DATE }));
       const d = await create({
         flight: "KL601",
@@ -134,9 +136,9 @@ describe("the subscriptions API", () => {
       expect(await ids(`flight=KL601&date=${DATE}`)).toEqual([a, b].sort());
       expect(await ids(`date=${NEXT_DATE}`)).toEqual([c, d].sort());
       expect(await ids("recipient=bob%40example.com")).toEqual([b]);
-      expect(await ids(`recipient=${encodeURIComponent("https://app.example.com/hooks/fw")}`)).toEqual(
-        [d],
-      );
+      expect(
+        await ids(`recipient=${encodeURIComponent("https://app.example.com/hooks/fw")}`),
+      ).toEqual([d]);
       expect(await ids("label=booking:AAA111")).toEqual([a]);
       expect(await ids("label=booking:nope")).toEqual([]);
       expect(await ids("status=active")).toEqual([a, b, c, d].sort());
@@ -145,7 +147,8 @@ describe("the subscriptions API", () => {
 
     it("pages with a `next` cursor until every subscription was listed once", async () => {
       const made: string[] = [];
-      for (let i = 0; i < 7; i++) made.push(await create(emailBody({ email: `p${i}@example.com` })));
+      for (let i = 0; i < 7; i++)
+        made.push(await create(emailBody({ email: `p${i}@example.com` })));
       await create(emailBody({ flight: "KL602" }));
       const pages = await allPages("flight=KL601", 3);
       expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
