@@ -217,8 +217,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // anything is polled or written.
     if (config.http) {
       // The API's own connection: a burst of creates never queues behind, or ahead of,
-      // the probes' and the pipeline's commands.
-      apiRedis = await connectRedis(config.redis.url);
+      // the probes' and the pipeline's commands; concurrent requests' commands share
+      // writes to the socket.
+      apiRedis = await connectRedis(config.redis.url, { autoPipelining: true });
       server = await startOpsServer({
         port: config.http.port,
         host: config.http.host,

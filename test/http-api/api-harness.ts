@@ -70,7 +70,11 @@ export async function startApi(
 ): Promise<ApiHarness> {
   const t = await testRedis(label);
   const keys = redisKeys(t.prefix);
-  const apiRedis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  // Auto-pipelined, as the daemon's (src/daemon/daemon.ts).
+  const apiRedis = new Redis(TEST_REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    enableAutoPipelining: true,
+  });
   apiRedis.on("error", () => undefined);
   const server = await startOpsServer({
     port: 0,
