@@ -73,11 +73,13 @@ function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
       ended = true;
       resolve(Buffer.concat(chunks, size).toString("utf8"));
     });
-    req.once("error", reject);
-    // A client gone before the end: nothing to answer, but nothing may wait forever.
-    req.once("close", () => {
-      if (!ended) reject(new Error("the client closed the request before its end"));
-    });
+    // A client gone before the end: nothing to answer, nothing to log, but nothing may
+    // wait forever.
+    const gone = () => {
+      if (!ended) reject(refuse("invalid-json", "the request ended before its body did"));
+    };
+    req.once("error", gone);
+    req.once("close", gone);
   });
 }
 

@@ -3,6 +3,7 @@
  * `application/problem+json` with `type`, `title`, `status`, `detail` and, where fields
  * are at fault, `errors` naming each — and a refused create writes nothing at all.
  */
+import { connect } from "node:net";
 import { Readable } from "node:stream";
 import { request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -309,6 +310,32 @@ describe("refusals of the subscriptions API", () => {
         await res.body.text();
       }
       expect(await api.written()).toEqual([]);
+    });
+  });
+
+  describe("a client gone mid-body", () => {
+    it("is nobody's error: nothing logged, nothing written, the server goes on", async () => {
+      const errors: unknown[] = [];
+      const quiet = await startApi("gone", { onError: (err) => errors.push(err) });
+      try {
+        const { port } = new URL(quiet.server.url);
+        const socket = connect(Number(port), "127.0.0.1");
+        await new Promise((resolve) => socket.once("connect", resolve));
+        // Expect: 100-continue: the server's "100 Continue" says the request reached the API.
+        socket.write(
+          `POST ${COLLECTION} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${quiet.key}\r\n` +
+            "Content-Type: application/json\r\nContent-Length: 500\r\nExpect: 100-continue\r\n\r\n",
+        );
+        await new Promise((resolve) => socket.once("data", resolve));
+        await new Promise((resolve) => socket.write('{"flight": "KL', resolve));
+        socket.destroy();
+        const after = await quiet.call("GET", COLLECTION);
+        expect(after.status).toBe(200);
+        expect(errors).toEqual([]);
+        expect(await quiet.written()).toEqual([]);
+      } finally {
+        await quiet.close();
+      }
     });
   });
 
