@@ -10,7 +10,7 @@
  * throws refusals (`refuse`) that one place turns into answers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Redis } from "ioredis";
+import { type Redis, ReplyError } from "ioredis";
 import { ApiRequestError, type FieldProblem } from "../errors.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import {
@@ -183,8 +183,9 @@ export function subscriptionsApi(options: SubscriptionsApiOptions): Subscription
         ...(request.position !== undefined ? { cursor: request.position } : {}),
       });
     } catch (err) {
-      // A cursor the store cannot read was made by hand, not by this API.
-      if (request.position === undefined) throw err;
+      // Redis refusing the position of a cursor made by hand, not by this API (a lost
+      // connection is the daemon's failure, and stays one).
+      if (request.position === undefined || !(err instanceof ReplyError)) throw err;
       throw refuse("invalid-parameters", "cursor: is not a cursor this API gave", {
         errors: [{ field: "cursor", message: "is not a cursor this API gave" }],
       });

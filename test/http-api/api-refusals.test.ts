@@ -198,6 +198,11 @@ describe("refusals of the subscriptions API", () => {
       ).toBe(200);
       const other = await api.call("GET", `${COLLECTION}?flight=KL602&limit=1&cursor=${next}`);
       expect(expectProblem(other, 400, "invalid-parameters")).toEqual(["cursor"]);
+      // One made by hand from a real one: the store cannot read its position.
+      const inner = JSON.parse(Buffer.from(next, "base64url").toString("utf8"));
+      const forged = Buffer.from(JSON.stringify({ ...inner, p: "x1" })).toString("base64url");
+      const refused = await api.call("GET", `${COLLECTION}?flight=KL601&limit=1&cursor=${forged}`);
+      expect(expectProblem(refused, 400, "invalid-parameters")).toEqual(["cursor"]);
     });
   });
 
