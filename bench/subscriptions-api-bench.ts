@@ -148,6 +148,7 @@ function row(name: string, f: RunFigures): string {
   );
 }
 
+/** `npm run bench -- subscriptions-api`. */
 export const subscriptionsApiBenchmark: Benchmark = {
   name: "subscriptions-api",
   title: "Subscriptions API: creates per second and their latency, against a running daemon",

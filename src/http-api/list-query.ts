@@ -13,8 +13,9 @@ import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "../subscriptions
 import type { SubscriptionQuery } from "../subscriptions/subscription-store.js";
 import { refuse } from "./problem-details.js";
 
-/** Default and largest page. */
+/** Subscriptions on a page when the client does not say. */
 export const DEFAULT_PAGE_SIZE = 100;
+/** The largest page: one answer stays a few hundred KB at most. */
 export const MAX_PAGE_SIZE = 1000;
 
 /** The parameters a listing takes. */
