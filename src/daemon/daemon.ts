@@ -12,6 +12,7 @@ import type { DaemonConfig } from "../config/daemon-config.js";
 import { DeliveryQueues } from "../deliver/delivery-queues.js";
 import { PollProgress } from "../detect/poll-progress.js";
 import { describeError, ErrorCode } from "../errors.js";
+import { subscriptionsApi } from "../http-api/subscriptions-api.js";
 import type { Logger } from "../log/logger.js";
 import { FlightwatchMetrics } from "../ops/flightwatch-metrics.js";
 import {
@@ -158,6 +159,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let pipeline: Pipeline | undefined;
   let watchTimer: NodeJS.Timeout | undefined;
   let server: OpsServer | undefined;
+  let apiRedis: Redis | undefined;
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness["checks"] = {};
     try {
@@ -214,6 +216,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // The port first: a port in use (or a bad HTTP_HOST) must fail the start before
     // anything is polled or written.
     if (config.http) {
+      // The API's own connection: a burst of creates never queues behind, or ahead of,
+      // the probes' and the pipeline's commands; concurrent requests' commands share
+      // writes to the socket.
+      apiRedis = await connectRedis(config.redis.url, { autoPipelining: true });
       server = await startOpsServer({
         port: config.http.port,
         host: config.http.host,
@@ -224,6 +230,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(config.dashboard && config.dashboardToken !== undefined
           ? { dashboard: { queues: queues.all(), token: config.dashboardToken } }
           : {}),
+        api: subscriptionsApi({
+          redis: apiRedis,
+          keys,
+          context: { zone: config.zone, outbound: config.outbound },
+          ...(config.subscriptionKeepMs !== undefined ? { keepMs: config.subscriptionKeepMs } : {}),
+          now,
+          onError: (err) => trouble.error(asError(err), "an API request failed"),
+        }),
       });
     }
     const observer = daemonObserver({
@@ -274,6 +288,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clearInterval(watchTimer);
     await pipeline?.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
+    apiRedis?.disconnect();
     await queues.close().catch(() => undefined);
     ops.disconnect();
     throw err;
@@ -307,6 +322,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await queues.close().catch(() => undefined);
         ops.disconnect();
         await server?.close();
+        apiRedis?.disconnect();
         return { clean: result === "stopped" };
       })();
       return stopping;
