@@ -7,9 +7,9 @@
  */
 import type { Flight } from "../api/types.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
-import { checkSubscription, type Subscription } from "../subscriptions/subscription.js";
-import type { SubscriptionStore } from "../subscriptions/subscription-store.js";
 import { parseApiDateTime } from "../time/local-time.js";
+import { checkSubscription, type Subscription } from "./subscription.js";
+import type { SubscriptionStore } from "./subscription-store.js";
 
 /** Departures scheduled this far ahead of the simulated now are picked: boarding is near. */
 const FROM_MS = 25 * 60_000;

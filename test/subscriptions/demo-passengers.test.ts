@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { seedDemoSubscriptions } from "../../src/demo/demo-subscriptions.js";
 import { normaliseFlightNumber } from "../../src/rules/flight-number.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
+import { seedDemoSubscriptions } from "../../src/subscriptions/demo-passengers.js";
 import { SubscriptionStore } from "../../src/subscriptions/subscription-store.js";
 import { fromLocalDateTime, parseApiDateTime, toLocalDate } from "../../src/time/local-time.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
