@@ -74,7 +74,12 @@ export function flightFacts(
     });
   }
   if (snapshot.scheduled !== undefined) {
-    facts.push({ label: w.scheduled, value: localTime(snapshot.scheduled, zone, true, language) });
+    // The date is the page's own (and the headline's): the time alone, unless it differs.
+    const sameDay = snapshot.scheduleDate === toLocalDate(snapshot.scheduled, zone);
+    facts.push({
+      label: w.scheduled,
+      value: localTime(snapshot.scheduled, zone, !sameDay, language),
+    });
   }
   for (const [field, ms] of Object.entries(f.times ?? {}) as [TimeField, number][]) {
     facts.push({

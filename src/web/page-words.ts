@@ -125,7 +125,7 @@ const EN: PageWords = {
   sent: (a) =>
     `We sent an email to ${a.email}. Open the link in it to confirm that you want updates about ${a.flight} on ${a.date}.`,
   sentNothingElse: (hours) =>
-    `Nothing else is sent until you confirm. The link works for ${hours} hours.`,
+    `Nothing else is sent until you confirm. The link works for ${hours} hours. If the email does not arrive within a few minutes, look in your spam folder.`,
   tooManyTitle: "Too many requests",
   tooManyFromClient: (minutes) =>
     `This form has been used too often from your network. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
@@ -155,7 +155,7 @@ const EN: PageWords = {
   notSeenYet:
     "flightwatch has no news of this flight yet: it follows flights from a day before until a few days ahead. Come back closer to the day.",
   lastUpdate: (time) => `Last update from the airport: ${time}`,
-  scheduled: "Scheduled",
+  scheduled: "Scheduled time",
   stateLabel: "Status",
   gateLabel: "Gate",
   terminalLabel: "Terminal",
@@ -224,7 +224,7 @@ const NL: PageWords = {
   sent: (a) =>
     `We hebben een e-mail gestuurd naar ${a.email}. Open de link daarin om te bevestigen dat je berichten wilt over ${a.flight} op ${a.date}.`,
   sentNothingElse: (hours) =>
-    `Tot je bevestigt sturen we niets anders. De link werkt ${hours} uur.`,
+    `Tot je bevestigt sturen we niets anders. De link werkt ${hours} uur. Komt de e-mail niet binnen een paar minuten binnen? Kijk dan in je spammap.`,
   tooManyTitle: "Te veel verzoeken",
   tooManyFromClient: (minutes) =>
     `Dit formulier is te vaak gebruikt vanaf jouw netwerk. Probeer het over ${minutes} ${minutes === 1 ? "minuut" : "minuten"} opnieuw.`,
@@ -255,7 +255,7 @@ const NL: PageWords = {
   notSeenYet:
     "flightwatch heeft nog geen nieuws over deze vlucht: het volgt vluchten vanaf een dag ervoor tot een paar dagen vooruit. Kom dichter bij de dag terug.",
   lastUpdate: (time) => `Laatste update van de luchthaven: ${time}`,
-  scheduled: "Gepland",
+  scheduled: "Geplande tijd",
   stateLabel: "Status",
   gateLabel: "Gate",
   terminalLabel: "Terminal",
