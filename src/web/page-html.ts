@@ -97,6 +97,15 @@ export function facts(rows: readonly { label: string; value: string }[]): string
   return `<dl class="facts">${rows.map((r) => `<dt>${e(r.label)}</dt><dd>${e(r.value)}</dd>`).join("")}</dl>`;
 }
 
+/** A flight's facts in a box: its headline, the facts, a closing note. */
+export function panel(
+  headline: string,
+  rows: readonly { label: string; value: string }[],
+  note: string,
+): string {
+  return `<div class="panel"><p><strong>${e(headline)}</strong></p>${facts(rows)}<p class="muted">${e(note)}</p></div>`;
+}
+
 /** The subscribe form, with what was typed and its problems. */
 export function subscribeFormHtml(
   language: Language,

@@ -11,20 +11,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Redis } from "ioredis";
 import { escapeHtml } from "../deliver/email-message.js";
-import { isLanguage, type Language } from "../render/language.js";
-import { normaliseFlightNumber } from "../rules/flight-number.js";
+import type { Language } from "../render/language.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import {
   checkSubscription,
   newSubscriptionId,
   type Subscription,
   type SubscriptionContext,
-  type SubscriptionProblem,
 } from "../subscriptions/subscription.js";
 import type { SubscriptionStore } from "../subscriptions/subscription-store.js";
-import { toLocalDate } from "../time/local-time.js";
 import { type ConfirmationMailer, confirmationMessage } from "./confirmation-email.js";
 import { findSnapshot, flightFacts } from "./flight-status.js";
+import { checkForm, formDates, formErrorsOf } from "./form-check.js";
 import { clientAddress, readForm } from "./http-form.js";
 import {
   type LinkPurpose,
@@ -33,14 +31,15 @@ import {
   signLink,
   verifyLink,
 } from "./link-token.js";
+import { type Answer, message, notAllowed, redirect, send, tooMany } from "./page-answer.js";
 import {
   buttonForm,
   FORM_FIELDS,
   type FormErrors,
   type FormValues,
-  facts,
   links,
   pageHtml,
+  panel,
   paragraphs,
   subscribeFormHtml,
 } from "./page-html.js";
@@ -82,17 +81,6 @@ export interface PassengerPages {
   sweep(): Promise<number>;
 }
 
-/** Dates the form takes: from the day before today (a flight late past midnight) to a year ahead. */
-const DAYS_AHEAD = 365;
-const EMAIL_RE = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/;
-
-/** One answer: a status, a page, extra headers. */
-interface Answer {
-  status: number;
-  html: string;
-  headers?: Record<string, string>;
-}
-
 /** The passenger pages. */
 export function passengerPages(options: PassengerPagesOptions): PassengerPages {
   const { redis, keys, store, secret, now } = options;
@@ -102,24 +90,12 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
   const hours = Math.round(pending.pendingMs / 3_600_000);
   const report = options.onError ?? (() => undefined);
 
-  const dates = () => {
-    const today = toLocalDate(now(), zone);
-    return { min: addDays(today, -1), max: addDays(today, DAYS_AHEAD) };
-  };
+  const dates = () => formDates(now(), zone);
   const about = (s: Subscription, language: Language): About => ({
     flight: s.flight,
     date: dateInWords(s.date, language),
     email: s.channel.type === "email" ? s.channel.to : s.channel.url,
   });
-
-  /** A page of a few paragraphs and links. */
-  const message = (
-    status: number,
-    language: Language,
-    title: string,
-    body: string,
-    queryFor: (l: Language) => string,
-  ): Answer => ({ status, html: pageHtml({ language, title, body, queryFor }) });
 
   const subscribePage = (
     status: number,
@@ -236,23 +212,6 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     );
   }
 
-  function tooMany(language: Language, text: string, retryAfterMs: number): Answer {
-    const w = wordsOf(language);
-    return {
-      ...message(429, language, w.tooManyTitle, paragraphs(text), (l) => `?lang=${l}`),
-      headers: { "retry-after": String(Math.ceil(retryAfterMs / 1000)) },
-    };
-  }
-
-  function notAllowed(url: URL, accept: string | undefined, allow: string): Answer {
-    const language = pageLanguage(url.searchParams.get("lang"), undefined, accept);
-    const w = wordsOf(language);
-    return {
-      ...message(405, language, w.notAllowedTitle, paragraphs(w.notAllowed), (l) => `?lang=${l}`),
-      headers: { allow },
-    };
-  }
-
   /**
    * A page opened by a signed link: the subscription it names, the page's language and
    * its link's query in each language — or the answer to a link that is not valid.
@@ -302,15 +261,6 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     const page = await opened(req, url, "confirm");
     if ("answer" in page) return page.answer;
     const { subscription: s, language, w, queryFor, token, id } = page;
-    const ended = () =>
-      message(
-        410,
-        language,
-        w.endedTitle,
-        paragraphs(w.ended) +
-          links([{ href: `subscribe?lang=${language}`, text: w.subscribeAgain }]),
-        queryFor,
-      );
     if (s === undefined) return expired(language, queryFor);
     const confirmedPage = (subscription: Subscription) =>
       message(
@@ -331,7 +281,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
         queryFor,
       );
     if (s.status === "active") return confirmedPage(s);
-    if (s.status !== "pending") return ended();
+    if (s.status !== "pending") return ended(language, queryFor);
     if (!pending.confirmable(s, now())) return expired(language, queryFor);
     if (req.method !== "POST") {
       return message(
@@ -345,6 +295,17 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     await readForm(req);
     const active = await pending.confirm(id);
     return active === undefined ? expired(language, queryFor) : confirmedPage(active);
+  }
+
+  function ended(language: Language, queryFor: (l: Language) => string): Answer {
+    const w = wordsOf(language);
+    return message(
+      410,
+      language,
+      w.endedTitle,
+      paragraphs(w.ended) + links([{ href: `subscribe?lang=${language}`, text: w.subscribeAgain }]),
+      queryFor,
+    );
   }
 
   function expired(language: Language, queryFor: (l: Language) => string): Answer {
@@ -366,16 +327,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     const page = await opened(req, url, "status");
     if ("answer" in page) return page.answer;
     const { subscription: s, language, w, queryFor, id } = page;
-    if (s === undefined) {
-      return message(
-        410,
-        language,
-        w.endedTitle,
-        paragraphs(w.ended) +
-          links([{ href: `subscribe?lang=${language}`, text: w.subscribeAgain }]),
-        queryFor,
-      );
-    }
+    if (s === undefined) return ended(language, queryFor);
     const snapshot = await findSnapshot(redis, keys, s.flight, s.date);
     const a = about(s, language);
     const parts: string[] = [`<p class="lead">${escapeHtml(a.date)}</p>`];
@@ -383,9 +335,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
       parts.push(paragraphs(w.notSeenYet));
     } else {
       const seen = flightFacts(snapshot, s.flight, zone, language, w);
-      parts.push(
-        `<div class="panel"><p><strong>${escapeHtml(seen.headline)}</strong></p>${facts(seen.facts)}<p class="muted">${escapeHtml(w.lastUpdate(seen.updated))}</p></div>`,
-      );
+      parts.push(panel(seen.headline, seen.facts, w.lastUpdate(seen.updated)));
     }
     const note =
       s.status === "active"
@@ -532,82 +482,4 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     },
     sweep: () => pending.sweep(now()),
   };
-}
-
-/** What the form says is wrong before a subscription is even tried. */
-function checkForm(
-  values: FormValues,
-  w: PageWords,
-  dates: { min: string; max: string },
-  language: Language,
-): FormErrors {
-  const errors: FormErrors = {};
-  if (!values.flight) errors.flight = w.flightMissing;
-  else if (normaliseFlightNumber(values.flight) === undefined) errors.flight = w.flightInvalid;
-  if (!values.date) errors.date = w.dateMissing;
-  else if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(values.date) ||
-    Number.isNaN(Date.parse(`${values.date}T00:00:00Z`))
-  ) {
-    errors.date = w.dateInvalid;
-  } else if (values.date < dates.min || values.date > dates.max) {
-    errors.date = w.dateOutOfRange(
-      dateInWords(dates.min, language),
-      dateInWords(dates.max, language),
-    );
-  }
-  if (!values.email) errors.email = w.emailMissing;
-  else if (values.email.length > 254 || !EMAIL_RE.test(values.email)) errors.email = w.emailInvalid;
-  if (values.language !== undefined && !isLanguage(values.language))
-    errors.language = w.languageInvalid;
-  return errors;
-}
-
-/** A subscription's problems as the form's: each on the field it came from, in the page's words. */
-function formErrorsOf(problems: readonly SubscriptionProblem[], w: PageWords): FormErrors {
-  const errors: FormErrors = {};
-  for (const p of problems) {
-    if (p.field === "flight") errors.flight = w.flightInvalid;
-    else if (p.field === "date") errors.date = w.dateInvalid;
-    else if (p.field === "language") errors.language = w.languageInvalid;
-    // The address as the rule reader judges it; anything else is about it too.
-    else errors.email = w.emailInvalid;
-  }
-  return errors;
-}
-
-function addDays(date: string, days: number): string {
-  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
-}
-
-/** Headers every page carries: no caching (links hold tokens), no framing, no referrer, no script. */
-const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  "cache-control": "no-store",
-  "content-security-policy":
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-};
-
-function send(
-  res: ServerResponse,
-  status: number,
-  type: string,
-  body: string,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, {
-    ...PAGE_HEADERS,
-    "content-type": type,
-    "content-length": Buffer.byteLength(body),
-    ...headers,
-  });
-  res.end(body);
-}
-
-function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(303, { ...PAGE_HEADERS, location, "content-length": 0 });
-  res.end();
 }
