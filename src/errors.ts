@@ -49,6 +49,11 @@ export const ErrorCode = {
    * a loopback, private, link-local … address, found when a send connected.
    */
   DESTINATION_REFUSED: "FW_ERR_DESTINATION_REFUSED",
+  /**
+   * A request to the HTTP API (/api/v1) is refused: no or a wrong API key, a body that
+   * is not JSON, too large, fields that are wrong… answered as problem details (RFC 9457).
+   */
+  API_REQUEST: "FW_ERR_API_REQUEST",
   /** A simulator admin request cannot be served (unknown route, unsupported, too large). */
   SIM_ADMIN_REQUEST: "FW_ERR_SIM_ADMIN_REQUEST",
   /** A simulator script action names a flight the simulator does not have. */
@@ -301,6 +306,38 @@ export class InvalidActionError extends FlightwatchError {
   constructor(field: string, message: string) {
     super(ErrorCode.SIM_INVALID_ACTION, `invalid script action, \`${field}\`: ${message}`);
     this.field = field;
+  }
+}
+
+/** One field of an API request that is wrong, and why (the `errors` of a problem). */
+export interface FieldProblem {
+  /** The body's field (`flight`, `labels.booking`), query parameter or header. */
+  field: string;
+  message: string;
+}
+
+/**
+ * An HTTP API request is refused with `status`; `problem` is the kind (a stable slug
+ * the API turns into its problem type), `errors` the fields at fault, `headers` any the
+ * answer must carry (`Allow`, `WWW-Authenticate`).
+ */
+export class ApiRequestError extends FlightwatchError {
+  readonly status: number;
+  readonly problem: string;
+  readonly errors: readonly FieldProblem[];
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number,
+    problem: string,
+    detail: string,
+    options: { errors?: readonly FieldProblem[]; headers?: Record<string, string> } = {},
+  ) {
+    super(ErrorCode.API_REQUEST, detail);
+    this.status = status;
+    this.problem = problem;
+    this.errors = options.errors ?? [];
+    this.headers = options.headers ?? {};
   }
 }
 

@@ -9,6 +9,7 @@ import { describeError, FlightwatchError } from "../errors.js";
 import { maskSecrets } from "../log/mask-secrets.js";
 import { VERSION } from "../version.js";
 import { registerApiCommand } from "./api-command.js";
+import { registerApiKeysCommand } from "./api-keys-command.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerDeliveriesCommand } from "./deliveries-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerRulesCommand(program);
   registerDeliveriesCommand(program);
   registerSubscriptionsCommand(program);
+  registerApiKeysCommand(program);
   return program;
 }
 

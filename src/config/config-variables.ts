@@ -125,7 +125,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     "a stage failing this long while Redis answers turns /healthz to 503 (a supervisor restarts the process)",
     "2m",
   ),
-  v("HTTP_PORT", "port of /healthz, /readyz and /metrics; off disables", "8080"),
+  v(
+    "HTTP_PORT",
+    "port of /healthz, /readyz, /metrics and the subscriptions API (/api/v1); off disables them all",
+    "8080",
+  ),
   v(
     "HTTP_HOST",
     "interface the HTTP port listens on; 0.0.0.0 for every interface (the container image sets it)",

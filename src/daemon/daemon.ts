@@ -12,6 +12,7 @@ import type { DaemonConfig } from "../config/daemon-config.js";
 import { DeliveryQueues } from "../deliver/delivery-queues.js";
 import { PollProgress } from "../detect/poll-progress.js";
 import { describeError, ErrorCode } from "../errors.js";
+import { subscriptionsApi } from "../http-api/subscriptions-api.js";
 import type { Logger } from "../log/logger.js";
 import { FlightwatchMetrics } from "../ops/flightwatch-metrics.js";
 import {
@@ -160,6 +161,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let watchTimer: NodeJS.Timeout | undefined;
   let server: OpsServer | undefined;
   let passengers: PassengerWeb | undefined;
+  let apiRedis: Redis | undefined;
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness["checks"] = {};
     try {
@@ -213,9 +215,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 
   try {
-    // The port first: a port in use (or a bad HTTP_HOST) must fail the start before
-    // anything is polled or written.
-    // With PUBLIC_URL: the passenger pages, and their links in subscriptions' emails.
+    // With PUBLIC_URL: the passenger pages, and their links in subscriptions' emails
+    // (reading or writing only the key that signs them).
     if (config.publicUrl !== undefined) {
       passengers = await startPassengerWeb({
         redis: ops,
@@ -230,7 +231,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         onError: (err, what) => log.warn({ err }, what),
       });
     }
+    // The port first: a port in use (or a bad HTTP_HOST) must fail the start before
+    // anything is polled or written.
     if (config.http) {
+      // The API's own connection: a burst of creates never queues behind, or ahead of,
+      // the probes' and the pipeline's commands; concurrent requests' commands share
+      // writes to the socket.
+      apiRedis = await connectRedis(config.redis.url, { autoPipelining: true });
       server = await startOpsServer({
         port: config.http.port,
         host: config.http.host,
@@ -242,6 +249,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           ? { dashboard: { queues: queues.all(), token: config.dashboardToken } }
           : {}),
         ...(passengers ? { pages: passengers.pages } : {}),
+        api: subscriptionsApi({
+          redis: apiRedis,
+          keys,
+          context: { zone: config.zone, outbound: config.outbound },
+          ...(config.subscriptionKeepMs !== undefined ? { keepMs: config.subscriptionKeepMs } : {}),
+          now,
+          onError: (err) => trouble.error(asError(err), "an API request failed"),
+        }),
       });
     }
     const observer = daemonObserver({
@@ -294,6 +309,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await pipeline?.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
     passengers?.close();
+    apiRedis?.disconnect();
     await queues.close().catch(() => undefined);
     ops.disconnect();
     throw err;
@@ -328,6 +344,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ops.disconnect();
         await server?.close();
         passengers?.close();
+        apiRedis?.disconnect();
         return { clean: result === "stopped" };
       })();
       return stopping;

@@ -7,7 +7,8 @@
  *
  * The dashboard shows recipients' addresses and whole payloads: every request under
  * it (page, assets, API) needs its token. /metrics needs one when given one; the
- * probes stay open, since orchestrators call them without credentials.
+ * probes stay open, since orchestrators call them without credentials. An API mounted
+ * under its base path (the subscriptions API, /api/v1) authenticates its own requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,6 +34,17 @@ export interface Readiness {
 export interface Liveness {
   live: boolean;
   detail: string;
+}
+
+/**
+ * An API served under a base path of this server: it gets every request under the
+ * path and answers each itself (authentication included).
+ */
+export interface MountedApi {
+  /** E.g. `/api/v1`. */
+  readonly basePath: string;
+  /** Answers the request; never rejects. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /** Options of the ops server. */
@@ -64,6 +76,8 @@ export interface OpsServerOptions {
    * theirs (under /passenger/), resolving false for the others.
    */
   pages?: { handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> };
+  /** The subscriptions API, when this process serves it. */
+  api?: MountedApi;
 }
 
 /** A running ops server. */
@@ -98,6 +112,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
 
   const server = createServer((req, res) => {
     const path = pathOf(req);
+    const api = options.api;
+    if (api && (path === api.basePath || path.startsWith(`${api.basePath}/`))) {
+      api.handle(req, res).catch((err: unknown) => fail(res, err));
+      return;
+    }
     if (dashboard && (path === dashboard.basePath || path.startsWith(`${dashboard.basePath}/`))) {
       if (!authorized(req, res, dashboardCredential, "the dashboard", "DASHBOARD_TOKEN")) return;
       dashboard.handle(req, res).catch((err: unknown) => fail(res, err));
@@ -164,6 +183,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
               "/readyz",
               ...(options.metrics ? ["/metrics"] : []),
               ...(dashboard ? [`${dashboard.basePath}/`] : []),
+              ...(options.api ? [`${options.api.basePath}/openapi.json`] : []),
             ],
           }),
         );

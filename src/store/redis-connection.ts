@@ -13,6 +13,12 @@ export interface ConnectOptions {
   forBullmq?: boolean;
   /** Longest wait for the first connection (default 3 s). */
   timeoutMs?: number;
+  /**
+   * Send the commands issued in one turn of the event loop as one write (ioredis's auto
+   * pipelining): for a connection that many concurrent requests share (the HTTP API),
+   * one system call instead of one per command.
+   */
+  autoPipelining?: boolean;
 }
 
 /**
@@ -24,6 +30,7 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
     lazyConnect: true,
     maxRetriesPerRequest: options.forBullmq ? null : 3,
     connectTimeout: options.timeoutMs ?? 3000,
+    enableAutoPipelining: Boolean(options.autoPipelining),
     // First connection: fail fast; once connected, reconnect with a capped backoff.
     retryStrategy: (times) => (connected ? Math.min(times * 200, 2000) : null),
   };

@@ -109,6 +109,17 @@ export interface RedisKeys {
   subscriptionsOf(flight: string, date: string): string;
   /** Every subscription id by when it expires (sorted set): listing, and forgetting the expired. */
   readonly subscriptionIds: string;
+  /**
+   * The API keys of the HTTP API (hash: key id → JSON of its name, creation time and the
+   * SHA-256 of the key; never the key itself). No expiry: a key lives until revoked.
+   */
+  readonly apiKeys: string;
+  /**
+   * What one create with an `Idempotency-Key` did (string, JSON: the request's
+   * fingerprint, the subscription's id; expires a day later), per API key and a hash of
+   * the idempotency key, so two clients never share one.
+   */
+  apiIdempotency(apiKeyId: string, idempotencyKeyHash: string): string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -152,6 +163,9 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     subscription: (id) => `${tag}:sub:${id}`,
     subscriptionsOf: (flight, date) => `${tag}:subs:${flight}:${date}`,
     subscriptionIds: `${tag}:subs`,
+    apiKeys: `${tag}:api:keys`,
+    apiIdempotency: (apiKeyId, idempotencyKeyHash) =>
+      `${tag}:api:idem:${apiKeyId}:${idempotencyKeyHash}`,
     pattern: `${tag}:*`,
   };
 }

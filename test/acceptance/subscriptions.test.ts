@@ -99,5 +99,5 @@ describe("acceptance: passenger subscriptions", () => {
     const mails = result.deliveries.filter((d) => d.channel === "email");
     assert(mails).toHaveLength(1);
     assert(mails[0]?.text).toContain("DL9870 (KL1870) to ");
-  });
+  }, 90_000);
 });
