@@ -100,6 +100,21 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     "passenger subscriptions are kept this long after the end of their flight's schedule date, then expire",
     "2d",
   ),
+  v(
+    "PUBLIC_URL",
+    "the base URL passengers reach flightwatch at (https; behind a reverse proxy, its URL): set, HTTP_PORT serves the passenger pages under /passenger/ and subscriptions' emails get one-click unsubscribe links to them",
+  ),
+  v(
+    "SUBSCRIPTION_SECRET",
+    "signs the links of passengers' emails and pages (at least 16 characters); unset, one is generated once and kept in Redis under the prefix",
+    undefined,
+    "secret",
+  ),
+  v(
+    "TRUST_PROXY",
+    "true takes a passenger page request's client address from the last X-Forwarded-For entry (set it behind a reverse proxy, for the rate limits)",
+    "false",
+  ),
   v("DELIVERY_STALL_TIMEOUT", "a dead worker's notifications go to another after this", "30s"),
   v(
     "OUTBOUND_ALLOW",

@@ -58,6 +58,16 @@ export interface DaemonConfig {
   dashboardToken?: string;
   /** What requests to /metrics must present (METRICS_TOKEN); absent leaves /metrics open. */
   metricsToken?: string;
+  /**
+   * PUBLIC_URL: the base URL passengers reach this daemon at, without a trailing slash
+   * (`https://flights.example.com`). Set, the HTTP port serves the passenger pages and
+   * subscriptions' emails carry one-click unsubscribe links to them; absent, neither.
+   */
+  publicUrl?: string;
+  /** SUBSCRIPTION_SECRET: signs passengers' links; absent, one generated once is kept in Redis. */
+  subscriptionSecret?: string;
+  /** TRUST_PROXY: a page request's client is the last X-Forwarded-For address (a reverse proxy's word). */
+  trustProxy: boolean;
 }
 
 /** How to read: role, embedded simulator, defaults the command chose, a config file. */
@@ -211,6 +221,9 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
   }
   const dashboardToken = problems.take(() => readToken(env, "DASHBOARD_TOKEN"));
   const metricsToken = problems.take(() => readToken(env, "METRICS_TOKEN"));
+  const publicUrl = problems.take(() => readPublicUrl(env.PUBLIC_URL));
+  const subscriptionSecret = problems.take(() => readToken(env, "SUBSCRIPTION_SECRET"));
+  const trustProxy = problems.take(() => readBoolean(env, "TRUST_PROXY"));
   if (dashboard && env.DASHBOARD_TOKEN === undefined) {
     problems.add(
       "DASHBOARD_TOKEN",
@@ -237,7 +250,41 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
     dashboard: dashboard ?? false,
     ...(dashboard && dashboardToken !== undefined ? { dashboardToken } : {}),
     ...(metricsToken !== undefined ? { metricsToken } : {}),
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
+    ...(subscriptionSecret !== undefined ? { subscriptionSecret } : {}),
+    trustProxy: trustProxy ?? false,
   };
+}
+
+/** Host names plain http is allowed to in PUBLIC_URL (as in an email's unsubscribe link). */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * PUBLIC_URL: an https URL (plain http on loopback only, for testing), with no query,
+ * fragment or credentials; returned without its trailing slash.
+ */
+function readPublicUrl(value: string | undefined): string | undefined {
+  const text = set(value);
+  if (text === undefined) return undefined;
+  const example =
+    "write the base URL passengers reach flightwatch at, e.g. https://flights.example.com";
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError("PUBLIC_URL", `"${text}" is not a URL; ${example}`);
+  }
+  const plainOk = url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol !== "https:" && !plainOk) {
+    throw new ConfigError(
+      "PUBLIC_URL",
+      `must be an https:// URL (plain http only on loopback, for testing), got "${text}": passengers' links carry their unsubscribe tokens`,
+    );
+  }
+  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw new ConfigError("PUBLIC_URL", `takes no query, fragment or credentials; ${example}`);
+  }
+  return url.href.replace(/\/+$/, "");
 }
 
 /**

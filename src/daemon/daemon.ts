@@ -36,6 +36,7 @@ import { connectRedis } from "../store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../store/redis-keys.js";
 import { StateGuard, type StateLoss } from "../store/state-guard.js";
 import { JumpSafeClock } from "../time/jump-safe-clock.js";
+import { type PassengerWeb, startPassengerWeb } from "../web/passenger-web.js";
 import { daemonObserver } from "./daemon-observer.js";
 import { MalformedRecordLog } from "./malformed-record-log.js";
 import { RedisTroubleLog } from "./redis-trouble.js";
@@ -159,6 +160,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let pipeline: Pipeline | undefined;
   let watchTimer: NodeJS.Timeout | undefined;
   let server: OpsServer | undefined;
+  let passengers: PassengerWeb | undefined;
   let apiRedis: Redis | undefined;
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness["checks"] = {};
@@ -213,6 +215,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 
   try {
+    // With PUBLIC_URL: the passenger pages, and their links in subscriptions' emails
+    // (reading or writing only the key that signs them).
+    if (config.publicUrl !== undefined) {
+      passengers = await startPassengerWeb({
+        redis: ops,
+        keys,
+        context: { zone: config.zone, outbound: config.outbound },
+        publicUrl: config.publicUrl,
+        ...(config.subscriptionSecret !== undefined ? { secret: config.subscriptionSecret } : {}),
+        ...(config.email ? { email: config.email } : {}),
+        ...(config.subscriptionKeepMs !== undefined ? { keepMs: config.subscriptionKeepMs } : {}),
+        now,
+        trustProxy: config.trustProxy,
+        onError: (err, what) => log.warn({ err }, what),
+      });
+    }
     // The port first: a port in use (or a bad HTTP_HOST) must fail the start before
     // anything is polled or written.
     if (config.http) {
@@ -230,6 +248,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(config.dashboard && config.dashboardToken !== undefined
           ? { dashboard: { queues: queues.all(), token: config.dashboardToken } }
           : {}),
+        ...(passengers ? { pages: passengers.pages } : {}),
         api: subscriptionsApi({
           redis: apiRedis,
           keys,
@@ -263,6 +282,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(config.subscriptionKeepMs !== undefined
         ? { subscriptionKeepMs: config.subscriptionKeepMs }
         : {}),
+      ...(passengers ? { unsubscribeUrl: passengers.unsubscribeUrl } : {}),
       senders: options.senders,
       ...(config.stallTimeoutMs !== undefined ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
       consumer: options.consumer ?? hostname(),
@@ -288,6 +308,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clearInterval(watchTimer);
     await pipeline?.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
+    passengers?.close();
     apiRedis?.disconnect();
     await queues.close().catch(() => undefined);
     ops.disconnect();
@@ -322,6 +343,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await queues.close().catch(() => undefined);
         ops.disconnect();
         await server?.close();
+        passengers?.close();
         apiRedis?.disconnect();
         return { clean: result === "stopped" };
       })();

@@ -71,6 +71,11 @@ export interface OpsServerOptions {
    * given. Every request under it needs `token` (DASHBOARD_TOKEN).
    */
   dashboard?: QueueDashboardOptions & { token: string };
+  /**
+   * The passenger pages (src/web), with PUBLIC_URL: they answer the requests that are
+   * theirs (under /passenger/), resolving false for the others.
+   */
+  pages?: { handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> };
   /** The subscriptions API, when this process serves it. */
   api?: MountedApi;
 }
@@ -115,6 +120,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     if (dashboard && (path === dashboard.basePath || path.startsWith(`${dashboard.basePath}/`))) {
       if (!authorized(req, res, dashboardCredential, "the dashboard", "DASHBOARD_TOKEN")) return;
       dashboard.handle(req, res).catch((err: unknown) => fail(res, err));
+      return;
+    }
+    if (options.pages) {
+      options.pages
+        .handle(req, res)
+        .then((answered) => (answered ? undefined : route(req, res, path)))
+        .catch((err: unknown) => fail(res, err));
       return;
     }
     route(req, res, path).catch((err: unknown) => fail(res, err));

@@ -91,6 +91,8 @@ export interface PipelineOptions {
   outbound?: OutboundPolicy;
   /** How long subscriptions are kept after their flight's date (SUBSCRIPTION_RETENTION). */
   subscriptionKeepMs?: number;
+  /** The one-click unsubscribe link of a subscription's emails (the passenger pages'). */
+  unsubscribeUrl?: (subscriptionId: string) => string;
   /** The senders `deliver` uses, or a builder given a plain connection (Slack's pacing). */
   senders?:
     | Partial<Record<ChannelType, ChannelSender>>
@@ -171,7 +173,11 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         zone: options.zone,
         ...(options.subscriptionKeepMs !== undefined ? { keepMs: options.subscriptionKeepMs } : {}),
       }),
-      { zone: options.zone, ...(options.outbound ? { outbound: options.outbound } : {}) },
+      {
+        zone: options.zone,
+        ...(options.outbound ? { outbound: options.outbound } : {}),
+        ...(options.unsubscribeUrl ? { unsubscribeUrl: options.unsubscribeUrl } : {}),
+      },
     );
 
     // poll: the upstream → diff against the snapshots → the outbox.

@@ -88,6 +88,21 @@ export interface RedisKeys {
    * process; found missing or changed, it says Redis lost flightwatch's data.
    */
   readonly generation: string;
+  /**
+   * The key that signs passengers' links when SUBSCRIPTION_SECRET is not set (string,
+   * random, no expiry): written once by the first process, read by every other.
+   */
+  readonly webSecret: string;
+  /**
+   * Subscriptions made on the passenger pages and waiting for their confirmation (sorted
+   * set: id by the instant its confirmation link expires); swept of the unconfirmed.
+   */
+  readonly webPending: string;
+  /**
+   * Uses of the subscribe form in the current window by one client address or one email
+   * address (string, a counter expiring with its window), keyed by a hash of the address.
+   */
+  webLimit(kind: "client" | "email", addressHash: string): string;
   /** One passenger subscription (string, JSON; expires a while after its flight's date). */
   subscription(id: string): string;
   /** The ids of the subscriptions to one flight number on one date (set; expires with them). */
@@ -142,6 +157,9 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     deliveryOrder: (orderHash) => `${tag}:order:${orderHash}`,
     deliverySending: (orderHash) => `${tag}:sending:${orderHash}`,
     generation: `${tag}:generation`,
+    webSecret: `${tag}:web:secret`,
+    webPending: `${tag}:web:pending`,
+    webLimit: (kind, addressHash) => `${tag}:web:limit:${kind}:${addressHash}`,
     subscription: (id) => `${tag}:sub:${id}`,
     subscriptionsOf: (flight, date) => `${tag}:subs:${flight}:${date}`,
     subscriptionIds: `${tag}:subs`,

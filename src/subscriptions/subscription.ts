@@ -86,10 +86,15 @@ export interface SubscriptionProblem {
   message: string;
 }
 
-/** What checking and converting need: the airport's zone, and where webhooks may go. */
+/**
+ * What checking and converting need: the airport's zone, where webhooks may go, and the
+ * one-click unsubscribe link of a subscription's emails (the passenger pages' signed
+ * link, when PUBLIC_URL is set).
+ */
 export interface SubscriptionContext {
   zone: string;
   outbound?: OutboundPolicy;
+  unsubscribeUrl?: (subscriptionId: string) => string;
 }
 
 /** The rule id of a subscription. */
@@ -251,9 +256,14 @@ function readAsRule(
   s: Subscription,
   context: SubscriptionContext,
 ): { rule: Rule } | { problems: SubscriptionProblem[] } {
+  const unsubscribe = context.unsubscribeUrl?.(s.id);
   const channel =
     s.channel.type === "email"
-      ? { type: "email", to: [s.channel.to] }
+      ? {
+          type: "email",
+          to: [s.channel.to],
+          ...(unsubscribe !== undefined ? { unsubscribe_url: unsubscribe } : {}),
+        }
       : {
           type: "webhook",
           url: s.channel.url,

@@ -274,6 +274,7 @@ describe("readDaemonConfig", () => {
         "SMTP_URL",
         "DASHBOARD_TOKEN",
         "METRICS_TOKEN",
+        "SUBSCRIPTION_SECRET",
       ].sort(),
     );
   });
