@@ -7,10 +7,15 @@
  * reaches nobody, she confirms from the email's link, sees the flight's status, gets the
  * alert of the next gate change — with List-Unsubscribe pointing at flightwatch — and
  * unsubscribes from it; a later change sends nothing. Every page is photographed at a
- * desktop and a phone size into docs/images/, the screenshots of docs/subscriptions.md.
+ * desktop and a phone size — into a temporary directory, or with
+ * `SCREENSHOTS_DIR=docs/images` into the screenshots of docs/subscriptions.md (a test
+ * run leaves the tracked images alone: some show the time).
  */
 import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { expect as assert, describe, it } from "vitest";
 import { departure } from "../acceptance/cast.js";
@@ -18,7 +23,9 @@ import { type Delivery, email, Matcher } from "../acceptance/deliveries.js";
 import { timeline } from "../acceptance/timeline.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const IMAGES = new URL("../../docs/images/", import.meta.url);
+const IMAGES = pathToFileURL(
+  `${resolve(process.env.SCREENSHOTS_DIR ?? join(tmpdir(), "flightwatch-screenshots"))}/`,
+);
 const DESKTOP = { width: 1100, height: 760 };
 const PHONE = { width: 390, height: 760 };
 
