@@ -7,6 +7,7 @@
 import { redisSettingsFromEnv } from "../config/detect-settings.js";
 import { InvalidParamError } from "../errors.js";
 import { readOutboundAllow } from "../outbound/outbound-policy.js";
+import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import {
@@ -99,7 +100,7 @@ export async function listSubscriptions(flags: ListFlags): Promise<void> {
   const limit = integer("--limit", flags.limit ?? "100", 1, 100_000);
   const query: SubscriptionQuery = {
     ...(flags.flight !== undefined
-      ? { flight: flags.flight.replace(/\s+/g, "").toUpperCase() }
+      ? { flight: normaliseFlightNumber(flags.flight) ?? flags.flight.toUpperCase() }
       : {}),
     ...(flags.date !== undefined ? { date: flags.date } : {}),
     ...(flags.recipient !== undefined ? { recipient: flags.recipient } : {}),

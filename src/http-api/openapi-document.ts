@@ -6,6 +6,7 @@
  * 3.1 specification and checks real answers of the API against its schemas, so the two
  * cannot drift apart unnoticed.
  */
+import { LANGUAGES } from "../render/language.js";
 import { SUBSCRIPTION_STATUSES } from "../subscriptions/subscription.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./list-query.js";
@@ -46,6 +47,14 @@ const LABELS = {
   propertyNames: { pattern: "^[A-Za-z0-9_.-]{1,64}$" },
   additionalProperties: { type: "string", maxLength: 200 },
   examples: [{ booking: "X7Q2LM" }],
+};
+
+/** The language of a subscription's notifications. */
+const LANGUAGE = {
+  type: "string",
+  enum: [...LANGUAGES],
+  default: "en",
+  description: "The language of its notifications' words: English or Dutch.",
 };
 
 const CHANGES = {
@@ -288,6 +297,7 @@ export function openApiDocument(): Record<string, unknown> {
             },
             changes: CHANGES,
             labels: LABELS,
+            language: LANGUAGE,
           },
           required: ["flight", "date"],
           oneOf: [{ required: ["email"] }, { required: ["webhook"] }],
@@ -311,6 +321,7 @@ export function openApiDocument(): Record<string, unknown> {
               type: "string",
               description: "The webhook URL; its secret is never shown.",
             },
+            language: LANGUAGE,
             labels: LABELS,
             status: { type: "string", enum: [...SUBSCRIPTION_STATUSES] },
             createdAt: { type: "string", format: "date-time" },

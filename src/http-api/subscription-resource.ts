@@ -6,7 +6,9 @@
  * turn into text. What the API returns has the same shape — `email` or `webhook`,
  * `preset` or `changes` — with times in ISO 8601, and never a webhook's secret.
  */
+
 import type { FieldProblem } from "../errors.js";
+import type { Language } from "../render/language.js";
 import { suggestionHint } from "../rules/read/did-you-mean.js";
 import type {
   Subscription,
@@ -24,10 +26,11 @@ export const CREATE_FIELDS = [
   "preset",
   "changes",
   "labels",
+  "language",
 ] as const;
 
 /** Fields that must be JSON strings when given (the checks see to the others' types). */
-const TEXT_FIELDS = ["email", "webhook", "secret", "preset"] as const;
+const TEXT_FIELDS = ["email", "webhook", "secret", "preset", "language"] as const;
 
 /** A subscription as the API shows it. */
 export interface SubscriptionView {
@@ -38,6 +41,7 @@ export interface SubscriptionView {
   changes?: unknown[];
   email?: string;
   webhook?: string;
+  language?: Language;
   labels: Record<string, string>;
   status: SubscriptionStatus;
   /** ISO 8601, UTC. */
@@ -91,6 +95,7 @@ export function viewOf(s: Subscription, expiresAtMs: number): SubscriptionView {
     ...(s.preset !== undefined ? { preset: s.preset } : {}),
     ...(s.changes !== undefined ? { changes: s.changes } : {}),
     ...(s.channel.type === "email" ? { email: s.channel.to } : { webhook: s.channel.url }),
+    ...(s.language !== undefined ? { language: s.language } : {}),
     labels: s.labels,
     status: s.status,
     createdAt: new Date(s.createdAt).toISOString(),

@@ -150,10 +150,13 @@ export function subscriptionsApi(options: SubscriptionsApiOptions): Subscription
       }
       return sendCreated(res, 200, view(existing));
     }
-    // The first create is in flight, or died between its claim and its write: make the
-    // very same subscription (same id, same time); writing it twice is harmless.
-    const same = checked(shaped.input, earlier.id, earlier.createdAt);
-    await storedOrReleased(same, key, idempotencyKey);
+    // The first create is in flight, or died between its claim and its write (or after
+    // the write, before the record said so): what is stored stands — it may have been
+    // unsubscribed since, and a retry must not turn it back on. Only when nothing is
+    // stored is the very same subscription made (same id, same time).
+    const existing = await store.get(earlier.id);
+    const same = existing ?? checked(shaped.input, earlier.id, earlier.createdAt);
+    if (existing === undefined) await storedOrReleased(same, key, idempotencyKey);
     await idempotency.done(key.id, idempotencyKey, earlier);
     return sendCreated(res, 200, view(same));
   }

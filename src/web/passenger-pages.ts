@@ -46,7 +46,7 @@ import {
 import { PAGE_STYLE } from "./page-style.js";
 import { type About, dateInWords, type PageWords, pageLanguage, wordsOf } from "./page-words.js";
 import { PendingSubscriptions } from "./pending-subscriptions.js";
-import { type Limit, type LimitKind, RateLimiter } from "./rate-limit.js";
+import { clientNetwork, type Limit, type LimitKind, mailboxOf, RateLimiter } from "./rate-limit.js";
 
 /** What the pages are built from. */
 export interface PassengerPagesOptions {
@@ -66,6 +66,11 @@ export interface PassengerPagesOptions {
   now: () => number;
   /** TRUST_PROXY. */
   trustProxy?: boolean;
+  /**
+   * The origin of PUBLIC_URL: a form posted from a page of another origin (a hostile
+   * site making its visitors' browsers subscribe strangers) is refused.
+   */
+  origin?: string;
   limits?: Partial<Record<LimitKind, Limit>>;
   /** How long a confirm link works (default a day). */
   pendingMs?: number;
@@ -135,7 +140,13 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     const queryFor = (l: Language) => `?lang=${l}`;
     if (tooLarge)
       return message(413, language, w.notAllowedTitle, paragraphs(w.notAllowed), queryFor);
-    const client = await limiter.take("client", clientAddress(req, Boolean(options.trustProxy)));
+    if (crossOrigin(req)) {
+      return message(403, language, w.notAllowedTitle, paragraphs(w.notAllowed), queryFor);
+    }
+    const client = await limiter.take(
+      "client",
+      clientNetwork(clientAddress(req, Boolean(options.trustProxy))),
+    );
     if (!client.allowed) {
       return tooMany(
         language,
@@ -174,7 +185,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
       return message(503, language, w.unavailableTitle, paragraphs(w.noEmail), queryFor);
     }
     const to = subscription.channel.type === "email" ? subscription.channel.to : "";
-    const address = await limiter.take("email", to);
+    const address = await limiter.take("email", mailboxOf(to));
     if (!address.allowed) return tooMany(language, w.tooManyToEmail, address.retryAfterMs);
     if (!(await pending.add(subscription, at))) {
       return subscribePage(422, language, values, {
@@ -254,10 +265,22 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     };
   }
 
+  /** Whether a browser says the form was posted from a page of another origin. */
+  function crossOrigin(req: IncomingMessage): boolean {
+    const origin = req.headers.origin;
+    return (
+      req.method === "POST" &&
+      options.origin !== undefined &&
+      origin !== undefined &&
+      origin !== options.origin
+    );
+  }
+
   async function confirm(req: IncomingMessage, url: URL): Promise<Answer> {
     if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "POST") {
       return notAllowed(url, req.headers["accept-language"], "GET, POST");
     }
+    if (crossOrigin(req)) return notAllowed(url, req.headers["accept-language"], "GET");
     const page = await opened(req, url, "confirm");
     if ("answer" in page) return page.answer;
     const { subscription: s, language, w, queryFor, token, id } = page;

@@ -72,6 +72,7 @@ export async function startPassengerWeb(options: PassengerWebOptions): Promise<P
     ...(mailer ? { mailer, from: options.email?.from as string } : {}),
     now: options.now,
     ...(options.trustProxy ? { trustProxy: true } : {}),
+    origin: new URL(options.publicUrl).origin,
     ...options.tuning,
     ...(options.onError ? { onError: options.onError } : {}),
   });

@@ -76,3 +76,53 @@ export class RateLimiter {
 function addressHash(address: string): string {
   return createHash("sha256").update(address.trim().toLowerCase()).digest("base64url").slice(0, 22);
 }
+
+/** Mail services that ignore dots in the local part (`a.nna@gmail.com` is `anna@gmail.com`). */
+const DOTLESS_DOMAINS = new Map([
+  ["gmail.com", "gmail.com"],
+  ["googlemail.com", "gmail.com"],
+]);
+
+/**
+ * The mailbox an email address delivers to, as far as the form can tell: case folded,
+ * without a `+tag` (`anna+1@example.com` reaches `anna@example.com`), and without dots
+ * where the service ignores them. The per-address limit counts by it, so that spellings
+ * of one mailbox cannot each get their own confirmation emails.
+ */
+export function mailboxOf(address: string): string {
+  const text = address.trim().toLowerCase();
+  const at = text.lastIndexOf("@");
+  if (at < 0) return text;
+  let local = text.slice(0, at);
+  let domain = text.slice(at + 1);
+  const plus = local.indexOf("+");
+  if (plus > 0) local = local.slice(0, plus);
+  const dotless = DOTLESS_DOMAINS.get(domain);
+  if (dotless !== undefined) {
+    local = local.replaceAll(".", "");
+    domain = dotless;
+  }
+  return `${local}@${domain}`;
+}
+
+/**
+ * The network a client address is counted by: an IPv4 address as it is, an IPv6 one by
+ * its /64 — one host is given a whole /64, and would otherwise be as many clients as it
+ * likes. An IPv4 address mapped into IPv6 (`::ffff:192.0.2.1`) is the IPv4 one.
+ */
+export function clientNetwork(address: string): string {
+  const text = address.trim().toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (mapped) return mapped[1] as string;
+  if (!text.includes(":")) return text;
+  const [head = "", tail = ""] = text.split("%")[0]?.split("::") ?? [];
+  const front = head === "" ? [] : head.split(":");
+  const back = tail === "" ? [] : tail.split(":");
+  const groups = text.includes("::")
+    ? [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back]
+    : front;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}

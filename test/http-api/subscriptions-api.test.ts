@@ -43,6 +43,20 @@ describe("the subscriptions API", () => {
     expect((await api.store.get(id))?.channel).toEqual({ type: "email", to: "anna@example.com" });
   });
 
+  it("takes the language of the notifications, and shows it", async () => {
+    const created = await api.call("POST", "/api/v1/subscriptions", {
+      body: emailBody({ language: "nl" }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.language).toBe("nl");
+    expect((await api.store.get(created.json.id as string))?.language).toBe("nl");
+    const refused = await api.call("POST", "/api/v1/subscriptions", {
+      body: emailBody({ language: "fr" }),
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.json)).toContain('"field":"language"');
+  });
+
   it("keeps a webhook's secret for signing but never shows it", async () => {
     const created = await api.call("POST", "/api/v1/subscriptions", {
       body: {
@@ -236,6 +250,27 @@ describe("the subscriptions API", () => {
       expect(retry.json.createdAt).toBe(new Date(createdAt).toISOString());
       expect((await post(body, "crashed-1")).json.id).toBe("claimed-before-crash");
       expect((await api.store.list()).subscriptions).toHaveLength(1);
+    });
+
+    it("leaves what a create that died after its write stored as it is now: a retry never re-subscribes", async () => {
+      // The write happened, the record was never marked done; the passenger unsubscribed since.
+      const body = emailBody();
+      const records = new IdempotencyRecords(api.t.redis, api.keys);
+      const { fingerprintOf } = await import("../../src/http-api/idempotency-records.js");
+      const verified = await api.apiKeys.verify(api.key);
+      const first = await api.call("POST", "/api/v1/subscriptions", { body });
+      const id = first.json.id as string;
+      await api.store.setStatus(id, "unsubscribed");
+      await records.claim(verified?.id as string, "crashed-2", {
+        fingerprint: fingerprintOf(body),
+        id,
+        createdAt: Date.parse(first.json.createdAt as string),
+        done: false,
+      });
+      const retry = await post(body, "crashed-2");
+      expect(retry.status).toBe(200);
+      expect(retry.json).toMatchObject({ id, status: "unsubscribed" });
+      expect((await api.store.get(id))?.status).toBe("unsubscribed");
     });
 
     it("says so (409) when the subscription made under the key was deleted since", async () => {

@@ -373,6 +373,55 @@ describe("the passenger pages", () => {
     expect(smtp.messages.map((m) => m.to[0])).toEqual(["anna@example.com", "ben@example.com"]);
   });
 
+  it("count one mailbox however it is spelled, one IPv6 host by its /64, and refuse forms posted from other sites", async () => {
+    await start({
+      trustProxy: true,
+      tuning: {
+        limits: { client: { count: 2, windowMs: 3_600_000 }, email: { count: 1, windowMs: DAY } },
+      },
+    });
+    const via = (chain: string) => ({ "x-forwarded-for": chain });
+    expect((await subscribe({ ...anna, email: "anna@gmail.com" }, via("192.0.2.1"))).status).toBe(
+      200,
+    );
+    // The same mailbox: a +tag, dots, another spelling of the domain — no second email.
+    for (const [email, from] of [
+      ["Anna+1@gmail.com", "192.0.2.2"],
+      ["a.n.n.a@googlemail.com", "192.0.2.3"],
+    ] as const) {
+      expect((await subscribe({ ...anna, email }, via(from))).status, email).toBe(429);
+    }
+    // Addresses of one IPv6 /64 are one client.
+    expect(
+      (await subscribe({ ...anna, email: "ben@example.com" }, via("2001:db8:1:2::10"))).status,
+    ).toBe(200);
+    expect(
+      (await subscribe({ ...anna, email: "carl@example.com" }, via("2001:db8:1:2::11"))).status,
+    ).toBe(200);
+    expect(
+      (await subscribe({ ...anna, email: "dana@example.com" }, via("2001:db8:1:2:ffff::1"))).status,
+    ).toBe(429);
+    expect(
+      (await subscribe({ ...anna, email: "dana@example.com" }, via("2001:db8:1:3::1"))).status,
+    ).toBe(200);
+    // A browser posting the form from another site's page: refused, nothing stored or sent.
+    const before = smtp.messages.length;
+    const stored = (await all()).length;
+    const hostile = await subscribe(
+      { ...anna, email: "erin@example.com" },
+      { ...via("192.0.2.9"), origin: "https://evil.example" },
+    );
+    expect(hostile.status).toBe(403);
+    expect(smtp.messages.length).toBe(before);
+    expect((await all()).length).toBe(stored);
+    // From its own pages (and from clients that send no Origin) it is taken.
+    const own = await subscribe(
+      { ...anna, email: "erin@example.com" },
+      { ...via("192.0.2.9"), origin: new URL(PUBLIC_URL).origin },
+    );
+    expect(own.status).toBe(200);
+  });
+
   it("behind a trusted proxy, count clients by the address the proxy adds to X-Forwarded-For", async () => {
     await start({
       trustProxy: true,
