@@ -88,12 +88,24 @@ export interface RedisKeys {
    * process; found missing or changed, it says Redis lost flightwatch's data.
    */
   readonly generation: string;
-  /** One passenger subscription (string, JSON; expires a while after its flight's date). */
-  subscription(id: string): string;
-  /** The ids of the subscriptions to one flight number on one date (set; expires with them). */
+  /**
+   * The passenger subscriptions to one flight number on one date (hash: id → the
+   * subscription's compact text, src/subscriptions/subscription-record.ts), expiring
+   * with them a while after the date: what a change of the flight reads.
+   */
   subscriptionsOf(flight: string, date: string): string;
-  /** Every subscription id by when it expires (sorted set): listing, and forgetting the expired. */
-  readonly subscriptionIds: string;
+  /**
+   * Where subscriptions are filed, for finding one by its id (hash: id → its date and
+   * flight number, `2026-11-27KL1001`): ids are spread over a fixed number of these by
+   * a hash of the id (`bucket`, three hex digits), so that each stays a small listpack;
+   * each expires after the last of its subscriptions.
+   */
+  subscriptionFiling(bucket: string): string;
+  /**
+   * Every flight number and date with subscriptions (sorted set of `2026-11-27KL1001`
+   * by when they expire): listing and export, and forgetting the expired.
+   */
+  readonly subscriptionFlights: string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -131,9 +143,9 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     deliveryOrder: (orderHash) => `${tag}:order:${orderHash}`,
     deliverySending: (orderHash) => `${tag}:sending:${orderHash}`,
     generation: `${tag}:generation`,
-    subscription: (id) => `${tag}:sub:${id}`,
     subscriptionsOf: (flight, date) => `${tag}:subs:${flight}:${date}`,
-    subscriptionIds: `${tag}:subs`,
+    subscriptionFiling: (bucket) => `${tag}:subid:${bucket}`,
+    subscriptionFlights: `${tag}:subs`,
     pattern: `${tag}:*`,
   };
 }
