@@ -86,8 +86,10 @@ export function decodeSubscription(
       return undefined;
     }
   }
-  const labels: Record<string, string> = {};
-  for (let i = 0; i < rest.length; i += 2) labels[rest[i] as string] = rest[i + 1] as string;
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < rest.length; i += 2) pairs.push([rest[i] as string, rest[i + 1] as string]);
+  // fromEntries makes own properties of any name (an assignment to `__proto__` would not).
+  const labels: Record<string, string> = Object.fromEntries(pairs);
   const channel = channelOf(head[1] as string, recipient, extras.s);
   if (channel === undefined) return undefined;
   return {

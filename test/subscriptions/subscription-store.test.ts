@@ -93,6 +93,10 @@ describe("the subscription store", () => {
     // The notifier's and the workers' lookup: active ones only; rule files' ids ignored.
     const byId = await rules.get(["sub:kl", "sub:gone", "ops-gates", "sub:missing"]);
     expect([...byId.keys()]).toEqual(["sub:kl"]);
+    // Rules made alike share what they write alike: one preset's changes, held once.
+    const [dl, kl] = [...(set?.rules ?? [])].sort((a, b) => a.id.localeCompare(b.id));
+    expect(kl?.changes).toBeDefined();
+    expect(dl?.changes).toBe(kl?.changes);
   });
 
   it("changes a status without touching the expiry, and removes a subscription with its filing", async () => {
