@@ -22,6 +22,7 @@ import { scaleBenchmark } from "./scale-bench.js";
 import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
+import { subscriptionsBenchmark } from "./subscriptions-bench.js";
 import { takeoverBenchmark } from "./takeover-bench.js";
 import { watchThroughputBenchmark } from "./watch-throughput-bench.js";
 import { wireSpeedBenchmark } from "./wire-speed-bench.js";
@@ -44,6 +45,7 @@ const benchmarks: Benchmark[] = [
   takeoverBenchmark,
   watchThroughputBenchmark,
   startupBenchmark,
+  subscriptionsBenchmark,
 ];
 
 const args = process.argv.slice(2);
