@@ -23,6 +23,7 @@ import { simulatorDataBenchmark } from "./simulator-data-bench.js";
 import { simulatorServerBenchmark } from "./simulator-server-bench.js";
 import { startupBenchmark } from "./startup-bench.js";
 import { subscriptionsApiBenchmark } from "./subscriptions-api-bench.js";
+import { subscriptionsBenchmark } from "./subscriptions-bench.js";
 import { takeoverBenchmark } from "./takeover-bench.js";
 import { watchThroughputBenchmark } from "./watch-throughput-bench.js";
 import { wireSpeedBenchmark } from "./wire-speed-bench.js";
@@ -46,6 +47,7 @@ const benchmarks: Benchmark[] = [
   watchThroughputBenchmark,
   subscriptionsApiBenchmark,
   startupBenchmark,
+  subscriptionsBenchmark,
 ];
 
 const args = process.argv.slice(2);

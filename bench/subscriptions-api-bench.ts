@@ -173,7 +173,13 @@ export const subscriptionsApiBenchmark: Benchmark = {
       await measure(daemon, closedLoop(pool, w, "warm", WARM_UP, CLIENTS));
       const closed = await measure(daemon, closedLoop(pool, w, "closed", CLOSED_REQUESTS, CLIENTS));
       const open = await measure(daemon, openLoop(pool, w, "open", OPEN_RATE, OPEN_SECONDS));
-      const stored = await airport.t.redis.zcard(airport.keys.subscriptionIds);
+      // Every flight number and date with subscriptions (`2026-11-27KL1001`), then its hash's size.
+      const { t, keys } = airport;
+      const filed = await t.redis.zrange(keys.subscriptionFlights, 0, -1);
+      const sizes = await Promise.all(
+        filed.map((m) => t.redis.hlen(keys.subscriptionsOf(m.slice(10), m.slice(0, 10)))),
+      );
+      const stored = sizes.reduce((a, b) => a + b, 0);
       console.log(
         `method: \`flightwatch run\` (a child process, POLL_INTERVAL=1s, the simulator's ${fmt(flights.length)} ` +
           `operating flights) on the test Redis; this process sends POST /api/v1/subscriptions over loopback ` +

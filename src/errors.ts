@@ -45,6 +45,11 @@ export const ErrorCode = {
   /** A rule file (or set of rule files) is invalid; the error lists every problem. */
   RULE_INVALID: "FW_ERR_RULE_INVALID",
   /**
+   * A subscription import file has lines that cannot be imported; nothing was written.
+   * The error lists the first problems by file, line and field, and counts the rest.
+   */
+  SUBSCRIPTIONS_INVALID: "FW_ERR_SUBSCRIPTIONS_INVALID",
+  /**
    * A notification's destination is refused by the outbound policy (OUTBOUND_ALLOW):
    * a loopback, private, link-local … address, found when a send connected.
    */
@@ -264,6 +269,51 @@ export class RuleInvalidError extends FlightwatchError {
       `${n} problem${n === 1 ? "" : "s"} in the rule files:\n${problems.map(formatRuleProblem).join("\n")}`,
     );
     this.problems = problems;
+  }
+}
+
+/** A problem of one line of a subscription file: the field at fault (absent: the whole line), and why. */
+export interface FileLineProblem {
+  line: number;
+  field?: string;
+  message: string;
+}
+
+/** `file:line: field: message`, as editors and terminals link it. */
+export function formatFileLineProblem(file: string, p: FileLineProblem): string {
+  return `${file}:${p.line}: ${p.field !== undefined ? `${p.field}: ` : ""}${p.message}`;
+}
+
+/**
+ * A subscription import refused: `invalidLines` lines of `file` cannot be imported, so
+ * nothing was; `problems` are the first of their `problemCount` problems, in line order.
+ */
+export class SubscriptionsInvalidError extends FlightwatchError {
+  readonly file: string;
+  readonly problems: readonly FileLineProblem[];
+  readonly problemCount: number;
+  readonly invalidLines: number;
+
+  constructor(
+    file: string,
+    problems: readonly FileLineProblem[],
+    counts: { problemCount: number; invalidLines: number },
+  ) {
+    const n = counts.invalidLines;
+    const more = counts.problemCount - problems.length;
+    super(
+      ErrorCode.SUBSCRIPTIONS_INVALID,
+      `${n.toLocaleString("en")} line${n === 1 ? "" : "s"} of ${file} cannot be imported, so nothing was ` +
+        "(fix them, or --skip-invalid imports the others):\n" +
+        problems.map((p) => formatFileLineProblem(file, p)).join("\n") +
+        (more > 0
+          ? `\n… and ${more.toLocaleString("en")} more problem${more === 1 ? "" : "s"}`
+          : ""),
+    );
+    this.file = file;
+    this.problems = problems;
+    this.problemCount = counts.problemCount;
+    this.invalidLines = n;
   }
 }
 

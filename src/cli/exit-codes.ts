@@ -16,6 +16,7 @@ export function exitCodeOf(err: FlightwatchError): number {
     err.code === ErrorCode.INVALID_PARAM ||
     err.code === ErrorCode.CONFIG_INVALID ||
     err.code === ErrorCode.RULE_INVALID ||
+    err.code === ErrorCode.SUBSCRIPTIONS_INVALID ||
     // A wrong base URL or Redis password is a configuration mistake, whoever noticed it.
     err.code === ErrorCode.UPSTREAM_BASE_URL ||
     err.code === ErrorCode.REDIS_AUTH

@@ -1,11 +1,16 @@
 /**
  * What `flightwatch subscriptions` does, loaded when a subcommand runs
  * (subscriptions-command.ts is the definition): checks and stores a subscription,
- * lists them, removes them. A refused subscription names each flag that is wrong and
- * stores nothing.
+ * lists them, removes them, imports and exports files of them. A refused subscription
+ * names each flag that is wrong and stores nothing; a refused import names each line.
  */
+import { once } from "node:events";
+import { open } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
 import { redisSettingsFromEnv } from "../config/detect-settings.js";
-import { InvalidParamError } from "../errors.js";
+import { formatFileLineProblem, InvalidParamError, SubscriptionsInvalidError } from "../errors.js";
+import { cleanText } from "../log/clean-text.js";
 import { readOutboundAllow } from "../outbound/outbound-policy.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { connectRedis } from "../store/redis-connection.js";
@@ -19,6 +24,14 @@ import {
   type SubscriptionInput,
   type SubscriptionStatus,
 } from "../subscriptions/subscription.js";
+import { exportSubscriptions } from "../subscriptions/subscription-export.js";
+import {
+  FILE_FORMATS,
+  type FileFormat,
+  formatOfFileName,
+  MASKED_SECRET,
+} from "../subscriptions/subscription-file.js";
+import { importSubscriptions } from "../subscriptions/subscription-import.js";
 import {
   recipientOf,
   type SubscriptionQuery,
@@ -28,7 +41,7 @@ import { parseDuration } from "../time/duration.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { EXIT } from "./exit-codes.js";
 import { integer } from "./flag-values.js";
-import type { AddFlags, ListFlags } from "./subscriptions-command.js";
+import type { AddFlags, ExportFlags, ImportFlags, ListFlags } from "./subscriptions-command.js";
 
 /** The flag each field of a subscription comes from. */
 const FLAG_OF: Readonly<Record<string, string>> = {
@@ -133,6 +146,129 @@ export async function removeSubscriptions(ids: string[]): Promise<void> {
   });
 }
 
+/**
+ * `subscriptions import`: reads and checks every line, then writes; a file with a bad
+ * line changes nothing (unless --skip-invalid) and the error names each line.
+ */
+export async function importSubscriptionsFile(file: string, flags: ImportFlags): Promise<void> {
+  const format = formatOf(flags.format, file === "-" ? undefined : file);
+  const name = file === "-" ? "stdin" : file;
+  const lines = await linesOf(file);
+  const started = performance.now();
+  await withStore(async (store, zone) => {
+    const report = await importSubscriptions(lines, {
+      store,
+      context: { zone, outbound: readOutboundAllow(process.env) },
+      format,
+      replace: flags.replace === true,
+      skipInvalid: flags.skipInvalid === true,
+    });
+    // A line's text may hold anything: none of it may drive the terminal.
+    const problems = report.problems.map((p) => ({
+      ...p,
+      ...(p.field !== undefined ? { field: cleanText(p.field) } : {}),
+      message: cleanText(p.message),
+    }));
+    if (!report.written) throw new SubscriptionsInvalidError(name, problems, report);
+    for (const p of problems) process.stderr.write(`${formatFileLineProblem(name, p)}\n`);
+    const more = report.problemCount - problems.length;
+    if (more > 0) process.stderr.write(`… and ${count(more)} more problems\n`);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    process.stdout.write(
+      `${name}: ${count(report.lines)} lines: ${count(report.added)} added, ${count(report.replaced)} replaced, ` +
+        `${count(report.unchanged)} unchanged, ${count(report.duplicates)} repeated` +
+        (report.invalidLines > 0 ? `, ${count(report.invalidLines)} skipped as invalid` : "") +
+        ` (${seconds} s)\n`,
+    );
+  });
+}
+
+/** `subscriptions export`: every stored subscription, to standard output or a file. */
+export async function exportSubscriptionsFile(flags: ExportFlags): Promise<void> {
+  const format = formatOf(flags.format, flags.output);
+  const file = flags.output === undefined ? undefined : await openOutput(flags.output);
+  const out: Writable = file ?? process.stdout;
+  let failed: Error | undefined;
+  out.on("error", (err: Error) => {
+    failed = err;
+  });
+  const write = async (text: string) => {
+    if (failed) throw failed;
+    if (!out.write(text)) await once(out, "drain");
+  };
+  await withStore(async (store) => {
+    const exported = await exportSubscriptions(store, write, {
+      format,
+      withSecrets: flags.withSecrets === true,
+    });
+    if (file !== undefined) {
+      file.end();
+      await once(file, "close");
+      if (failed) throw failed;
+      process.stdout.write(
+        `exported ${count(exported)} subscriptions to ${flags.output}` +
+          (flags.withSecrets ? "\n" : ` (webhook secrets masked as ${MASKED_SECRET})\n`),
+      );
+    }
+  });
+}
+
+/** The format: `--format`, else the file's extension, else NDJSON for standard streams. */
+function formatOf(flag: string | undefined, file: string | undefined): FileFormat {
+  if (flag !== undefined) {
+    const format = flag.trim().toLowerCase();
+    if ((FILE_FORMATS as readonly string[]).includes(format)) return format as FileFormat;
+    throw new InvalidParamError(
+      "--format",
+      `"${flag}" is not a format: ${FILE_FORMATS.join(" or ")}`,
+    );
+  }
+  if (file === undefined) return "ndjson";
+  const format = formatOfFileName(file);
+  if (format !== undefined) return format;
+  throw new InvalidParamError(
+    "--format",
+    `the format of ${file} is not known by its extension (.ndjson, .jsonl, .json or .csv): give --format ndjson or csv`,
+  );
+}
+
+/** The lines of a file, or of standard input for `-`; the file is opened now, read when iterated. */
+async function linesOf(file: string): Promise<AsyncIterable<string>> {
+  if (file === "-") return linesFrom(process.stdin);
+  try {
+    const handle = await open(file);
+    if ((await handle.stat()).isDirectory()) {
+      await handle.close();
+      throw Object.assign(new Error("a directory"), { code: "EISDIR" });
+    }
+    return linesFrom(handle.createReadStream());
+  } catch (err) {
+    throw new InvalidParamError("<file>", `${file} cannot be read (${errorCode(err)})`);
+  }
+}
+
+/**
+ * The lines of a stream, read only once iterated: a readline interface made earlier
+ * would start the stream, and lines it read before the loop began would be lost.
+ */
+async function* linesFrom(input: Readable): AsyncGenerator<string> {
+  yield* createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+async function openOutput(file: string): Promise<Writable> {
+  try {
+    return (await open(file, "w")).createWriteStream();
+  } catch (err) {
+    throw new InvalidParamError("--output", `${file} cannot be written (${errorCode(err)})`);
+  }
+}
+
+function errorCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+}
+
+const count = (n: number): string => n.toLocaleString("en");
+
 async function withStore(
   body: (store: SubscriptionStore, zone: string) => Promise<void>,
 ): Promise<void> {
@@ -199,7 +335,7 @@ function statusOf(text: string): SubscriptionStatus {
 /** A subscription without its webhook secret, for output. */
 function masked(s: Subscription): Subscription {
   return s.channel.type === "webhook" && s.channel.secret !== undefined
-    ? { ...s, channel: { ...s.channel, secret: "***" } }
+    ? { ...s, channel: { ...s.channel, secret: MASKED_SECRET } }
     : s;
 }
 

@@ -1,7 +1,7 @@
 /**
  * `flightwatch subscriptions`: passenger subscriptions kept as data in Redis — add one
  * (a flight number on a date, an email address or a webhook URL, what to hear about),
- * list them, remove them. Reads the same Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the
+ * list them, remove them, import and export them in bulk (NDJSON or CSV). Reads the same Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the
  * daemon, which matches them beside the rule files from the next change on.
  *
  * This file is the definition only (what `--help` shows); the work is
@@ -17,6 +17,10 @@ Examples:
       --changes '["gate", {"kind": "departure_time", "delay_at_least": "30m"}]'
   $ flightwatch subscriptions list --flight KL1001 --date 2026-11-27
   $ flightwatch subscriptions remove 3kq5cz0y1b6x2m4n
+  $ flightwatch subscriptions import passengers.csv
+      every line checked first: one bad line (named by line and field) and nothing is imported
+  $ flightwatch subscriptions export --output all.ndjson
+  $ flightwatch subscriptions export --with-secrets | flightwatch subscriptions import --replace -
 `;
 
 /** Flags of `subscriptions add`. */
@@ -45,16 +49,30 @@ export interface ListFlags {
   json?: boolean;
 }
 
+/** Flags of `subscriptions import`. */
+export interface ImportFlags {
+  format?: string;
+  replace?: boolean;
+  skipInvalid?: boolean;
+}
+
+/** Flags of `subscriptions export`. */
+export interface ExportFlags {
+  format?: string;
+  output?: string;
+  withSecrets?: boolean;
+}
+
 const actions = () => import("./subscriptions-action.js");
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** Adds `subscriptions add`, `subscriptions list` and `subscriptions remove` to the program. */
+/** Adds `subscriptions add`, `list`, `remove`, `import` and `export` to the program. */
 export function registerSubscriptionsCommand(program: Command): void {
   const subscriptions = program
     .command("subscriptions")
     .description(
-      "passenger subscriptions kept in Redis: add, list, remove (REDIS_URL, FLIGHTWATCH_PREFIX)",
+      "passenger subscriptions kept in Redis: add, list, remove, import, export (REDIS_URL, FLIGHTWATCH_PREFIX)",
     )
     .addHelpText("after", EXAMPLES);
 
@@ -94,4 +112,28 @@ export function registerSubscriptionsCommand(program: Command): void {
     .description("delete subscriptions: nothing more is sent for them")
     .argument("<ids...>", "subscription ids, as `subscriptions list` shows them")
     .action(async (ids: string[]) => (await actions()).removeSubscriptions(ids));
+
+  subscriptions
+    .command("import")
+    .description(
+      "add subscriptions from an NDJSON or CSV file, all or nothing: every line is checked first",
+    )
+    .argument("<file>", "the file, or - for standard input")
+    .option(
+      "--format <format>",
+      "ndjson or csv (default: by the file's extension; standard input: ndjson)",
+    )
+    .option("--replace", "overwrite stored subscriptions whose id a line gives with other content")
+    .option("--skip-invalid", "import the good lines of a file with bad ones (listed on stderr)")
+    .action(async (file: string, flags: ImportFlags) =>
+      (await actions()).importSubscriptionsFile(file, flags),
+    );
+
+  subscriptions
+    .command("export")
+    .description("write every stored subscription as NDJSON or CSV, as import reads it back")
+    .option("-o, --output <file>", "write to this file (default: standard output)")
+    .option("--format <format>", "ndjson or csv (default: by --output's extension, else ndjson)")
+    .option("--with-secrets", "write webhook secrets as they are (default: masked, ***)")
+    .action(async (flags: ExportFlags) => (await actions()).exportSubscriptionsFile(flags));
 }

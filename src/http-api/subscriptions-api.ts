@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Redis, ReplyError } from "ioredis";
-import { ApiRequestError, type FieldProblem } from "../errors.js";
+import { ApiRequestError, type FieldProblem, InvalidParamError } from "../errors.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import {
   checkSubscription,
@@ -186,9 +186,10 @@ export function subscriptionsApi(options: SubscriptionsApiOptions): Subscription
         ...(request.position !== undefined ? { cursor: request.position } : {}),
       });
     } catch (err) {
-      // Redis refusing the position of a cursor made by hand, not by this API (a lost
-      // connection is the daemon's failure, and stays one).
-      if (request.position === undefined || !(err instanceof ReplyError)) throw err;
+      // The store refusing the position of a cursor made by hand, not by this API (a
+      // lost connection is the daemon's failure, and stays one).
+      const refused = err instanceof ReplyError || err instanceof InvalidParamError;
+      if (request.position === undefined || !refused) throw err;
       throw refuse("invalid-parameters", "cursor: is not a cursor this API gave", {
         errors: [{ field: "cursor", message: "is not a cursor this API gave" }],
       });

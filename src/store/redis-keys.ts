@@ -103,12 +103,6 @@ export interface RedisKeys {
    * address (string, a counter expiring with its window), keyed by a hash of the address.
    */
   webLimit(kind: "client" | "email", addressHash: string): string;
-  /** One passenger subscription (string, JSON; expires a while after its flight's date). */
-  subscription(id: string): string;
-  /** The ids of the subscriptions to one flight number on one date (set; expires with them). */
-  subscriptionsOf(flight: string, date: string): string;
-  /** Every subscription id by when it expires (sorted set): listing, and forgetting the expired. */
-  readonly subscriptionIds: string;
   /**
    * The API keys of the HTTP API (hash: key id → JSON of its name, creation time and the
    * SHA-256 of the key; never the key itself). No expiry: a key lives until revoked.
@@ -120,6 +114,24 @@ export interface RedisKeys {
    * the idempotency key, so two clients never share one.
    */
   apiIdempotency(apiKeyId: string, idempotencyKeyHash: string): string;
+  /**
+   * The passenger subscriptions to one flight number on one date (hash: id → the
+   * subscription's compact text, src/subscriptions/subscription-record.ts), expiring
+   * with them a while after the date: what a change of the flight reads.
+   */
+  subscriptionsOf(flight: string, date: string): string;
+  /**
+   * Where subscriptions are filed, for finding one by its id (hash: id → its date and
+   * flight number, `2026-11-27KL1001`): ids are spread over a fixed number of these by
+   * a hash of the id (`bucket`, three hex digits), so that each stays a small listpack;
+   * each expires after the last of its subscriptions.
+   */
+  subscriptionFiling(bucket: string): string;
+  /**
+   * Every flight number and date with subscriptions (sorted set of `2026-11-27KL1001`
+   * by when they expire): listing and export, and forgetting the expired.
+   */
+  readonly subscriptionFlights: string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -160,12 +172,12 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     webSecret: `${tag}:web:secret`,
     webPending: `${tag}:web:pending`,
     webLimit: (kind, addressHash) => `${tag}:web:limit:${kind}:${addressHash}`,
-    subscription: (id) => `${tag}:sub:${id}`,
-    subscriptionsOf: (flight, date) => `${tag}:subs:${flight}:${date}`,
-    subscriptionIds: `${tag}:subs`,
     apiKeys: `${tag}:api:keys`,
     apiIdempotency: (apiKeyId, idempotencyKeyHash) =>
       `${tag}:api:idem:${apiKeyId}:${idempotencyKeyHash}`,
+    subscriptionsOf: (flight, date) => `${tag}:subs:${flight}:${date}`,
+    subscriptionFiling: (bucket) => `${tag}:subid:${bucket}`,
+    subscriptionFlights: `${tag}:subs`,
     pattern: `${tag}:*`,
   };
 }

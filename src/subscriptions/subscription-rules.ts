@@ -4,11 +4,15 @@
  * number it is sold under, on its schedule date), the notifier and the delivery workers
  * for the rules of alerts they hold (`sub:<id>`). Only active subscriptions are rules:
  * one unsubscribed after its alert was decided is not sent. Rules made are remembered
- * for a bounded number of subscriptions, so memory does not grow with their number.
+ * for a bounded number of subscriptions, so memory does not grow with their number;
+ * they share what they write alike (a preset's changes, a flight's filter) through an
+ * interner that is replaced as often as the remembered rules are, so it is bounded too:
+ * ~600 B of heap a rule remembered instead of ~2 KB.
  */
 import type { ChangeEvent } from "../diff/change.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { RuleSet } from "../rules/match/rule-matcher.js";
+import { RuleInterner } from "../rules/read/rule-interner.js";
 import type { Rule } from "../rules/rule.js";
 import {
   type Subscription,
@@ -16,6 +20,7 @@ import {
   subscriptionIdOf,
   subscriptionRule,
 } from "./subscription.js";
+import { encodeSubscription } from "./subscription-record.js";
 import type { SubscriptionStore } from "./subscription-store.js";
 
 /** Rules remembered at most (the subscriptions of the flights changing now). */
@@ -27,6 +32,9 @@ export class SubscriptionRules {
   readonly #context: SubscriptionContext;
   /** Rule by subscription id, with the stored text it was made from (oldest first). */
   readonly #made = new Map<string, { text: string; rule: Rule }>();
+  /** What the rules made lately share, and how many were made with it. */
+  #interner = new RuleInterner();
+  #interned = 0;
 
   constructor(store: SubscriptionStore, context: SubscriptionContext) {
     this.#store = store;
@@ -77,12 +85,17 @@ export class SubscriptionRules {
    * its data written by hand. It is skipped, as a rule file with a problem is.
    */
   #rule(subscription: Subscription): Rule | undefined {
-    const text = JSON.stringify(subscription);
+    const text = `${subscription.flight} ${subscription.date} ${encodeSubscription(subscription)}`;
     const made = this.#made.get(subscription.id);
     if (made !== undefined && made.text === text) return made.rule;
+    if (this.#interned++ === REMEMBERED) {
+      // Rules made before keep what they share; the interner forgets it.
+      this.#interner = new RuleInterner();
+      this.#interned = 1;
+    }
     let rule: Rule;
     try {
-      rule = subscriptionRule(subscription, this.#context);
+      rule = subscriptionRule(subscription, { ...this.#context, interner: this.#interner });
     } catch {
       return undefined;
     }

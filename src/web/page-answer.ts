@@ -45,12 +45,17 @@ export function notAllowed(url: URL, accept: string | undefined, allow: string):
   };
 }
 
-/** Headers every page carries: no caching (links hold tokens), no framing, no referrer, no script. */
+/**
+ * Headers every page carries: no caching (links hold tokens), no framing, no script,
+ * and no referrer to other sites (links hold tokens) — but to its own, so that its
+ * forms' POSTs carry their origin (with `no-referrer` a browser sends `Origin: null`,
+ * which the pages cannot tell from another site's form).
+ */
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
   "content-security-policy":
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
 };

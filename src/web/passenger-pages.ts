@@ -265,7 +265,11 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     };
   }
 
-  /** Whether a browser says the form was posted from a page of another origin. */
+  /**
+   * Whether a browser says the form was posted from a page of another origin (`null`
+   * included: what a page that hides its referrer sends). Clients that send no Origin
+   * (not browsers) are taken.
+   */
   function crossOrigin(req: IncomingMessage): boolean {
     const origin = req.headers.origin;
     return (

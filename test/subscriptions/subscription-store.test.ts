@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { SubscriptionRules } from "../../src/subscriptions/subscription-rules.js";
-import { SubscriptionStore } from "../../src/subscriptions/subscription-store.js";
+import { bucketOf, SubscriptionStore } from "../../src/subscriptions/subscription-store.js";
 import { fromLocalDateTime, toLocalDate } from "../../src/time/local-time.js";
 import { changeEvent } from "../rules/event-builder.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
@@ -45,10 +45,19 @@ describe("the subscription store", () => {
     expect(await store.add([sub("a")], NOW)).toEqual(["a"]);
     expect(await store.get("a")).toEqual(sub("a"));
     const expiry = (fromLocalDateTime(`${NEXT_DATE}T00:00`, ZONE) as number) + DAY;
-    for (const key of [keys.subscription("a"), keys.subscriptionsOf("KL601", DATE)]) {
+    // Every key it wrote expires then, but the set of flights, which scores it then.
+    const written = await t.redis.keys(`{${t.prefix}}*`);
+    expect(written.sort()).toEqual(
+      [
+        keys.subscriptionsOf("KL601", DATE),
+        keys.subscriptionFiling(bucketOf("a")),
+        keys.subscriptionFlights,
+      ].sort(),
+    );
+    for (const key of written.filter((k) => k !== keys.subscriptionFlights)) {
       expect(await t.redis.pexpiretime(key)).toBe(expiry);
     }
-    expect(await t.redis.zscore(keys.subscriptionIds, "a")).toBe(String(expiry));
+    expect(await t.redis.zscore(keys.subscriptionFlights, `${DATE}KL601`)).toBe(String(expiry));
     // One whose flight's date is long past is not stored at all.
     expect(await store.add([sub("old", { date: toLocalDate(NOW - 3 * DAY, ZONE) })], NOW)).toEqual(
       [],
@@ -84,18 +93,23 @@ describe("the subscription store", () => {
     // The notifier's and the workers' lookup: active ones only; rule files' ids ignored.
     const byId = await rules.get(["sub:kl", "sub:gone", "ops-gates", "sub:missing"]);
     expect([...byId.keys()]).toEqual(["sub:kl"]);
+    // Rules made alike share what they write alike: one preset's changes, held once.
+    const [dl, kl] = [...(set?.rules ?? [])].sort((a, b) => a.id.localeCompare(b.id));
+    expect(kl?.changes).toBeDefined();
+    expect(dl?.changes).toBe(kl?.changes);
   });
 
   it("changes a status without touching the expiry, and removes a subscription with its filing", async () => {
     await store.add([sub("a"), sub("b")], NOW);
-    const before = await t.redis.pexpiretime(keys.subscription("a"));
+    const before = await t.redis.pexpiretime(keys.subscriptionsOf("KL601", DATE));
     expect((await store.setStatus("a", "unsubscribed"))?.status).toBe("unsubscribed");
-    expect(await t.redis.pexpiretime(keys.subscription("a"))).toBe(before);
+    expect(await t.redis.pexpiretime(keys.subscriptionsOf("KL601", DATE))).toBe(before);
     expect(await store.setStatus("nobody", "active")).toBeUndefined();
     expect((await store.remove("b"))?.id).toBe("b");
     expect(await store.remove("b")).toBeUndefined();
-    expect(await t.redis.smembers(keys.subscriptionsOf("KL601", DATE))).toEqual(["a"]);
-    expect(await t.redis.zrange(keys.subscriptionIds, 0, -1)).toEqual(["a"]);
+    expect(await t.redis.hkeys(keys.subscriptionsOf("KL601", DATE))).toEqual(["a"]);
+    expect(await t.redis.hget(keys.subscriptionFiling(bucketOf("b")), "b")).toBeNull();
+    expect(await t.redis.hget(keys.subscriptionFiling(bucketOf("a")), "a")).toBe(`${DATE}KL601`);
   });
 
   it("lists by flight, date, recipient, label and status, a page at a time", async () => {

@@ -162,7 +162,7 @@ describe("the passenger pages", () => {
     expect(en.status).toBe(200);
     expect(en.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(en.headers["content-security-policy"]).toContain("default-src 'none'");
-    expect(en.headers["referrer-policy"]).toBe("no-referrer");
+    expect(en.headers["referrer-policy"]).toBe("same-origin");
     expect(en.body).toContain('<html lang="en">');
     for (const field of ["flight", "date", "email", "language"]) {
       expect(en.body).toContain(`<label for="${field}">`);
@@ -412,6 +412,12 @@ describe("the passenger pages", () => {
       { ...via("192.0.2.9"), origin: "https://evil.example" },
     );
     expect(hostile.status).toBe(403);
+    // A hostile page that hides its origin is refused too.
+    const hidden = await subscribe(
+      { ...anna, email: "erin@example.com" },
+      { ...via("192.0.2.9"), origin: "null" },
+    );
+    expect(hidden.status).toBe(403);
     expect(smtp.messages.length).toBe(before);
     expect((await all()).length).toBe(stored);
     // From its own pages (and from clients that send no Origin) it is taken.

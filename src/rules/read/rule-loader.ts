@@ -106,9 +106,17 @@ export async function loadRuleDir(dir: string, options: RuleLoadOptions): Promis
   return load;
 }
 
-/** Parses and validates one file's text (for tests, `rules test` and the dir loader). */
-export function parseRuleFile(text: string, file: string, options: RuleLoadOptions): RuleLoad {
-  const read = readRuleFile(text, file, options);
+/**
+ * Parses and validates one file's text (for tests, `rules test`, subscriptions). Files
+ * read with one `interner` share the parts they write alike (see RuleInterner).
+ */
+export function parseRuleFile(
+  text: string,
+  file: string,
+  options: RuleLoadOptions,
+  interner?: RuleInterner,
+): RuleLoad {
+  const read = readRuleFile(text, file, options, interner);
   return {
     rules: read.rules,
     problems: read.problems,
