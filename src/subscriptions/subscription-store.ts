@@ -93,13 +93,16 @@ return 0
 `;
 
 /** Replaces a field's value only when the field exists (a hash that expired is not made anew, without expiry). */
-const SET_IF_PRESENT = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-  return 1
-end
-return 0
+const SET_IF_UNCHANGED = `
+local now = redis.call('HGET', KEYS[1], ARGV[1])
+if not now then return -1 end
+if now ~= ARGV[3] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
 `;
+
+/** Tries of a status change that found the subscription changed meanwhile. */
+const STATUS_TRIES = 5;
 
 /** Where in the listing order a page ended: the flight's expiry and filing, the last id. */
 interface Position {
@@ -212,19 +215,37 @@ export class SubscriptionStore {
   }
 
   /** Changes a subscription's status; resolves to it as it is now, undefined when there is none. */
-  async setStatus(id: string, status: SubscriptionStatus): Promise<Subscription | undefined> {
-    const current = await this.get(id);
-    if (current === undefined) return undefined;
-    const next = { ...current, status };
-    // The hash's expiry stays the flight's; one that expired meanwhile stays gone.
-    const set = await this.#redis.eval(
-      SET_IF_PRESENT,
-      1,
-      this.#keys.subscriptionsOf(current.flight, current.date),
-      id,
-      encodeSubscription(next),
-    );
-    return set === 1 ? next : undefined;
+  async setStatus(
+    id: string,
+    status: SubscriptionStatus,
+    options: { from?: readonly SubscriptionStatus[] } = {},
+  ): Promise<Subscription | undefined> {
+    for (let tries = 0; tries < STATUS_TRIES; tries++) {
+      const [filing] = await this.#filings([id]);
+      if (filing === undefined) return undefined;
+      const key = this.#flightKey(filing);
+      const text = await this.#redis.hget(key, id);
+      const current = text === null ? undefined : this.#decode(id, filing, text);
+      if (current === undefined || text === null) return undefined;
+      // Only from these statuses (a confirmation must not undo an unsubscription made
+      // meanwhile): otherwise it stays as it is, and is answered as it is.
+      if (options.from !== undefined && !options.from.includes(current.status)) return current;
+      const next = { ...current, status };
+      // Compare and set: written only over the text just read, so a change made between
+      // the read and the write (another status, a removal) is never overwritten. The
+      // hash's expiry stays the flight's; one that expired meanwhile stays gone.
+      const set = await this.#redis.eval(
+        SET_IF_UNCHANGED,
+        1,
+        key,
+        id,
+        encodeSubscription(next),
+        text,
+      );
+      if (set === 1) return next;
+      if (set === -1) return undefined;
+    }
+    throw new Error(`subscription ${id}: its status kept changing under ${STATUS_TRIES} tries`);
   }
 
   /** Deletes a subscription; resolves to what it was, undefined when there was none. */

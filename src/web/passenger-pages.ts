@@ -320,8 +320,10 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
       );
     }
     await readForm(req);
-    const active = await pending.confirm(id);
-    return active === undefined ? expired(language, queryFor) : confirmedPage(active);
+    const confirmed = await pending.confirm(id);
+    if (confirmed === undefined) return expired(language, queryFor);
+    // Unsubscribed between the page and the button: that stands.
+    return confirmed.status === "active" ? confirmedPage(confirmed) : ended(language, queryFor);
   }
 
   function ended(language: Language, queryFor: (l: Language) => string): Answer {

@@ -63,9 +63,12 @@ export class PendingSubscriptions {
     return subscription.status === "pending" && now < this.deadline(subscription);
   }
 
-  /** Confirms a pending subscription: it is active from now on. */
+  /**
+   * Confirms a pending subscription: it is active from now on. Only a pending one: an
+   * unsubscription made meanwhile (the email's link, a second tab) stands.
+   */
   async confirm(id: string): Promise<Subscription | undefined> {
-    const active = await this.#store.setStatus(id, "active");
+    const active = await this.#store.setStatus(id, "active", { from: ["pending"] });
     await this.#redis.zrem(this.#keys.webPending, id);
     return active;
   }

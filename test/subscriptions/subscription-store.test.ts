@@ -112,6 +112,42 @@ describe("the subscription store", () => {
     expect(await t.redis.hget(keys.subscriptionFiling(bucketOf("a")), "a")).toBe(`${DATE}KL601`);
   });
 
+  it("changes a status only over what it read, and only from the statuses asked", async () => {
+    await store.add([sub("a", { status: "pending" })], NOW);
+    // A confirmation is only from pending: an unsubscription made first stands.
+    expect((await store.setStatus("a", "unsubscribed"))?.status).toBe("unsubscribed");
+    expect((await store.setStatus("a", "active", { from: ["pending"] }))?.status).toBe(
+      "unsubscribed",
+    );
+    expect((await store.get("a"))?.status).toBe("unsubscribed");
+    // An unsubscription between a confirmation's read and its write is never overwritten:
+    // the write is tried again over what is there now, which it then leaves alone.
+    await store.add([sub("b", { status: "pending" })], NOW);
+    const hget = t.redis.hget.bind(t.redis);
+    let raced = false;
+    t.redis.hget = (async (...args: Parameters<typeof hget>) => {
+      const text = await hget(...args);
+      if (!raced) {
+        raced = true;
+        await store.setStatus("b", "unsubscribed");
+      }
+      return text;
+    }) as typeof t.redis.hget;
+    try {
+      expect((await store.setStatus("b", "active", { from: ["pending"] }))?.status).toBe(
+        "unsubscribed",
+      );
+    } finally {
+      t.redis.hget = hget;
+    }
+    expect(raced).toBe(true);
+    expect((await store.get("b"))?.status).toBe("unsubscribed");
+    // And a removal meanwhile stays a removal.
+    expect(await store.remove("b")).toBeDefined();
+    expect(await store.setStatus("b", "active")).toBeUndefined();
+    expect(await store.get("b")).toBeUndefined();
+  });
+
   it("lists by flight, date, recipient, label and status, a page at a time", async () => {
     await store.add(
       [
