@@ -12,6 +12,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Redis, ReplyError } from "ioredis";
 import { ApiRequestError, type FieldProblem, InvalidParamError } from "../errors.js";
+import { sendBody } from "../ops/send-body.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import {
   checkSubscription,
@@ -253,7 +254,7 @@ export function subscriptionsApi(options: SubscriptionsApiOptions): Subscription
       );
     }
     if (route.name === "document") {
-      send(res, 200, "application/json", documentText);
+      sendBody(res, 200, "application/json", documentText);
       return;
     }
     const key = await authenticate(req);
@@ -344,7 +345,7 @@ function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  send(res, status, "application/json", `${JSON.stringify(body)}\n`, headers);
+  sendBody(res, status, "application/json", `${JSON.stringify(body)}\n`, headers);
 }
 
 /** A refusal as problem details; anything else as a 500 that says no more than that. */
@@ -361,25 +362,9 @@ function sendProblem(req: IncomingMessage, res: ServerResponse, err: unknown, pa
           "the request failed on the daemon's side (is Redis reachable?); a create may or may not have been stored: retry it with the same Idempotency-Key",
         );
   const document = problemDocument(refusal, path);
-  send(res, refusal.status, PROBLEM_MEDIA_TYPE, `${JSON.stringify(document)}\n`, {
+  sendBody(res, refusal.status, PROBLEM_MEDIA_TYPE, `${JSON.stringify(document)}\n`, {
     // A body not yet read (refused before it was) is not drained: the connection ends.
     ...(req.complete ? {} : { connection: "close" }),
     ...refusal.headers,
   });
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  type: string,
-  body: string,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, {
-    "content-type": type,
-    "content-length": Buffer.byteLength(body),
-    "cache-control": "no-store",
-    ...headers,
-  });
-  res.end(body);
 }

@@ -16,6 +16,7 @@ import { ConfigError } from "../errors.js";
 import type { FlightwatchMetrics } from "./flightwatch-metrics.js";
 import { CREDENTIAL_CHALLENGE, type CredentialCheck, credentialCheck } from "./http-credential.js";
 import type { QueueDashboard, QueueDashboardOptions } from "./queue-dashboard.js";
+import { sendBody } from "./send-body.js";
 
 /** One readiness check's verdict. */
 export interface ReadinessCheck {
@@ -350,14 +351,7 @@ function send(
   { type, body }: Body,
   headers: Record<string, string> = {},
 ): void {
-  // Node omits the body of a HEAD response by itself; the length still describes it.
-  res.writeHead(status, {
-    "content-type": type,
-    "content-length": Buffer.byteLength(body),
-    "cache-control": "no-store",
-    ...headers,
-  });
-  res.end(body);
+  sendBody(res, status, type, body, headers);
 }
 
 /** A handler failed (metrics could not be rendered, the dashboard threw): 500, once. */

@@ -25,6 +25,7 @@ export const FILE_FIELDS = [
   "preset",
   "changes",
   "labels",
+  "language",
   "status",
 ] as const;
 
@@ -238,6 +239,7 @@ function lineFields(s: Subscription, withSecrets: boolean): Record<string, unkno
     ...channel,
     ...(s.changes !== undefined ? { changes: s.changes } : { preset: s.preset }),
     ...(Object.keys(s.labels).length > 0 ? { labels: s.labels } : {}),
+    ...(s.language !== undefined ? { language: s.language } : {}),
     status: s.status,
   };
 }

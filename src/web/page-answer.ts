@@ -4,6 +4,7 @@
  * script) and the redirects of the pages' base path.
  */
 import type { ServerResponse } from "node:http";
+import { sendBody } from "../ops/send-body.js";
 import type { Language } from "../render/language.js";
 import { pageHtml, paragraphs } from "./page-html.js";
 import { pageLanguage, wordsOf } from "./page-words.js";
@@ -68,13 +69,7 @@ export function send(
   body: string,
   headers: Record<string, string> = {},
 ): void {
-  res.writeHead(status, {
-    ...PAGE_HEADERS,
-    "content-type": type,
-    "content-length": Buffer.byteLength(body),
-    ...headers,
-  });
-  res.end(body);
+  sendBody(res, status, type, body, { ...PAGE_HEADERS, ...headers });
 }
 
 /** A 303 to `location` (relative, so a proxy's path prefix stays). */

@@ -45,6 +45,7 @@ const SUBSCRIPTIONS: Subscription[] = [
     date: "2026-11-27",
     preset: "essentials",
     channel: { type: "email", to: "anna@example.com" },
+    language: "nl",
     labels: { booking: "X7Q2LM", note: 'seat 12A; window, "quiet" 100%' },
     status: "active",
     createdAt: 1,
