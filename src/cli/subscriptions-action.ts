@@ -175,7 +175,7 @@ export async function importSubscriptionsFile(file: string, flags: ImportFlags):
     if (more > 0) process.stderr.write(`… and ${count(more)} more problems\n`);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stdout.write(
-      `${name}: ${count(report.lines)} lines: ${count(report.added)} added, ${count(report.replaced)} replaced, ` +
+      `${name}: ${count(report.lines)} line${report.lines === 1 ? "" : "s"}: ${count(report.added)} added, ${count(report.replaced)} replaced, ` +
         `${count(report.unchanged)} unchanged, ${count(report.duplicates)} repeated` +
         (report.invalidLines > 0 ? `, ${count(report.invalidLines)} skipped as invalid` : "") +
         ` (${seconds} s)\n`,
