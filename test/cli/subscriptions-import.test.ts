@@ -97,7 +97,7 @@ describe("flightwatch subscriptions import and export", () => {
     expect(again.stdout).toBe(`${lines.join("\n")}\n`);
     const csvOut = await cli(b, "export", "--format", "csv");
     expect(csvOut.stdout.split("\n")[0]).toBe(
-      "id,flight,date,email,webhook,secret,preset,changes,labels,status",
+      "id,flight,date,email,webhook,secret,preset,changes,labels,language,status",
     );
     expect(csvOut.stdout).toContain(",***,"); // masked by default
     const back = await cli(a, "import", "--replace", await file("back.csv", csvOut.stdout));
