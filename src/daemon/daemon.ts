@@ -133,6 +133,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         unqueuedAlerts(ops, keys),
         ops.zcard(keys.alertsDue),
       ]);
+      metrics.outstandingSeen(notifications.count);
       return {
         notifications: notifications.count,
         notificationIds: notifications.ids,

@@ -110,6 +110,7 @@ export class FlightwatchMetrics {
   readonly #redisErrors: Counter<"reason">;
   readonly #stateLosses: Counter;
   readonly #lostNotifications: Counter;
+  readonly #outstanding: Gauge;
   readonly #clockSteps: Counter;
   readonly #queues: ScrapeSource<QueueCounts>;
   readonly #pollStatus: ScrapeSource<PollStatus>;
@@ -212,6 +213,12 @@ export class FlightwatchMetrics {
       help: "Notifications waiting or retrying that were lost with Redis's data (counted by the process that noticed the loss first).",
       registers,
     });
+    this.#outstanding = new Gauge({
+      name: "flightwatch_notifications_outstanding",
+      help: "Notifications waiting, retrying or being sent, as this process's state guard last looked (every poll interval): what a loss of Redis's data would take with it.",
+      registers,
+    });
+    this.#outstanding.remove({});
     this.#clockSteps = new Counter({
       name: "flightwatch_clock_steps_back_total",
       help: "Times this process saw the wall clock go back by more than a second (NTP step, VM resume); its own time then converges on it slowly.",
@@ -333,6 +340,11 @@ export class FlightwatchMetrics {
   /** Counts one error from Redis by reason (see RedisRefusal; `connection`, `other`). */
   redisError(reason: string): void {
     this.#redisErrors.inc({ reason });
+  }
+
+  /** What the state guard saw outstanding at its last look. */
+  outstandingSeen(notifications: number): void {
+    this.#outstanding.set(notifications);
   }
 
   /** Counts one loss of Redis's data noticed here, and the notifications it took (when this process reports them). */

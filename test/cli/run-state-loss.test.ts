@@ -50,8 +50,11 @@ describe("flightwatch run: Redis loses its data", () => {
     await waitFor(async () => (await rig.t.redis.zcard(delayed)) === 2, 20_000);
     const retrying = await rig.t.redis.zrange(delayed, 0, -1);
     // Seen by the state guard's look at what is outstanding (every poll interval here,
-    // 300 ms: ten of them, for a loaded machine).
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // 300 ms), which its gauge tells — however loaded the machine.
+    await waitFor(
+      async () => sampleValue(await scrape(base), "flightwatch_notifications_outstanding") === 2,
+      20_000,
+    );
 
     await deleteByPattern(rig.t.redis, rig.keys.pattern);
     const lost = await waitForLog(proc, (l) => l.msg.startsWith("Redis lost flightwatch's state"));
