@@ -37,7 +37,10 @@ export interface Outstanding {
 export interface StateLoss {
   /** Whether this process wrote the new generation (the first to notice: it reports the losses). */
   recreated: boolean;
-  /** What was outstanding at the last two looks before the loss, when there were any. */
+  /**
+   * What was outstanding at the looks of the last LOOK_WINDOW_MS before the loss (at
+   * least the last two), together; absent when there were none.
+   */
   outstanding?: Outstanding;
   /** How long before noticing the earlier of those looks was, ms. */
   observedAgoMs?: number;
@@ -57,6 +60,9 @@ export interface StateGuardOptions {
 }
 
 /** Watches the generation key of one deployment. */
+/** How far back the looks named by a loss go (at least the last two looks). */
+const LOOK_WINDOW_MS = 10_000;
+
 export class StateGuard {
   readonly #redis: Redis;
   readonly #keys: RedisKeys;
@@ -64,7 +70,7 @@ export class StateGuard {
   readonly #onLoss: (loss: StateLoss) => void;
   readonly #monotonic: () => number;
   #known: string | undefined;
-  /** The last two looks made while the generation was ours, the newest last. */
+  /** The looks made while the generation was ours, within LOOK_WINDOW_MS (at least two), the newest last. */
   #looks: Array<{ value: Outstanding; at: number }> = [];
   /** A check under way: concurrent callers share it (one loss is one loss). */
   #checking: Promise<StateLoss | undefined> | undefined;
@@ -103,8 +109,15 @@ export class StateGuard {
     const observed = this.#observe ? await this.#observe() : undefined;
     const current = await this.#redis.get(this.#keys.generation);
     if (current === this.#known) {
-      if (observed)
-        this.#looks = [...this.#looks, { value: observed, at: this.#monotonic() }].slice(-2);
+      if (observed) {
+        const at = this.#monotonic();
+        const looks = [...this.#looks, { value: observed, at }];
+        // Keys deleted one by one (not a FLUSHALL) can take several looks to go, each of
+        // them seeing the queues gone and the generation not yet: the looks of a while
+        // back, not only the last two, still saw what was there.
+        const from = looks.findIndex((l) => at - l.at <= LOOK_WINDOW_MS);
+        this.#looks = looks.slice(Math.min(from < 0 ? looks.length : from, looks.length - 2));
+      }
       return undefined;
     }
     const mine = randomUUID();

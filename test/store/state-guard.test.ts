@@ -10,6 +10,52 @@ describe("StateGuard on a real Redis", () => {
     await t?.cleanup();
   });
 
+  it("names what the looks of the last 10 s saw, however many looks a slow deletion took", async () => {
+    t = await testRedis("guard-window");
+    const keys = redisKeys(t.prefix);
+    let monotonic = 0;
+    let outstanding: Outstanding = {
+      notifications: 1,
+      notificationIds: ["msg_old"],
+      alerts: 0,
+      groups: 0,
+    };
+    const heard: StateLoss[] = [];
+    const guard = new StateGuard({
+      redis: t.redis,
+      keys,
+      observe: async () => outstanding,
+      onLoss: (loss) => heard.push(loss),
+      monotonic: () => monotonic,
+    });
+    await guard.start();
+    await guard.check(); // at 0: msg_old, 12 s before the loss: out of the window
+    monotonic = 3_000;
+    outstanding = { notifications: 2, notificationIds: ["msg_a", "msg_b"], alerts: 0, groups: 0 };
+    await guard.check(); // at 3 s: what was there
+    // The keys go one by one, slower than the looks: three of them see the queues gone.
+    outstanding = { notifications: 0, notificationIds: [], alerts: 0, groups: 0 };
+    for (const at of [6_000, 9_000, 12_000]) {
+      monotonic = at;
+      expect(await guard.check()).toBeUndefined();
+    }
+    await deleteByPattern(t.redis, keys.pattern);
+    monotonic = 12_500;
+    await guard.check();
+    expect(heard).toEqual([
+      {
+        recreated: true,
+        outstanding: {
+          notifications: 2,
+          notificationIds: ["msg_a", "msg_b"],
+          alerts: 0,
+          groups: 0,
+        },
+        observedAgoMs: 9_500,
+      },
+    ]);
+  });
+
   it("notices the data gone, once, reports it to the process that noticed first with the last look", async () => {
     t = await testRedis("guard");
     const keys = redisKeys(t.prefix);
