@@ -82,7 +82,11 @@ export function emailMessage(
   );
   // The rule's id is for support (X-Flightwatch-Rule), not for the people who read the
   // mail: they read its description, free text written for them.
-  const footer = rule.description ?? "";
+  // The labels (a booking reference) are echoed, for the people who read it too.
+  const labels = Object.entries(alert.labels)
+    .map(([name, value]) => `${name}: ${clipText(value, EMAIL_VALUE_CHARS)}`)
+    .join(", ");
+  const footer = [rule.description ?? "", labels].filter((part) => part !== "").join("\n");
   const unsubscribe =
     channel.unsubscribeUrl === undefined
       ? undefined
@@ -199,7 +203,9 @@ function htmlPart(
     unsubscribe === undefined
       ? ""
       : `<a href="${escapeHtml(unsubscribe)}">${escapeHtml(words.unsubscribe)}</a>`;
-  const small = [escapeHtml(footer), link].filter((part) => part !== "").join(" · ");
+  const small = [escapeHtml(footer).replace(/\n/g, "<br>\n"), link]
+    .filter((part) => part !== "")
+    .join(" · ");
   return [
     "<!DOCTYPE html>",
     '<html><head><meta charset="utf-8"></head>',

@@ -87,6 +87,7 @@ describe("email message", () => {
         "- now boarding at gate D9",
         "",
         "Anna's flight",
+        "booking: X7Q2LM",
         "",
       ].join("\n"),
     );
@@ -110,10 +111,10 @@ describe("email message", () => {
     expect(message.html).toContain("Anna's flight".replace("'", "&#39;"));
     expect(message.headers["X-Flightwatch-Rule"]).toBe(id);
 
-    // A rule without a description: no footer at all.
+    // A rule without a description, an alert without labels: no footer at all.
     const bare = { ...ruleWith(channel, id), description: undefined };
     const plain = emailMessage(
-      notificationOf(alert("a1"), channel),
+      notificationOf(alertOf({ ...alert("a1"), labels: {} }), channel),
       channel,
       bare,
       ZONE,
@@ -124,6 +125,13 @@ describe("email message", () => {
       "KL1001 (DL9341) to WAW, departs Sat 21 Nov 10:25: gate D7 → D9\n\nChanges:\n- gate D7 → D9\n",
     );
     expect(plain.html).not.toContain("font-size: small");
+  });
+
+  it("echoes the labels (a booking reference) at the foot, for the people who read it", () => {
+    const labelled = alertOf({ ...alert("a1"), labels: { booking: "X7Q2LM", seat: "<12A>" } });
+    const message = render(labelled);
+    expect(message.text).toContain("\nAnna's flight\nbooking: X7Q2LM, seat: <12A>\n");
+    expect(message.html).toContain("Anna&#39;s flight<br>\nbooking: X7Q2LM, seat: &lt;12A&gt;");
   });
 
   it("cuts long values from the upstream in subject and body (a 200,000-character gate)", () => {
