@@ -10,24 +10,15 @@
 import type { FieldProblem } from "../errors.js";
 import type { Language } from "../render/language.js";
 import { suggestionHint } from "../rules/read/did-you-mean.js";
-import type {
-  Subscription,
-  SubscriptionInput,
-  SubscriptionStatus,
+import {
+  INPUT_FIELDS,
+  type Subscription,
+  type SubscriptionInput,
+  type SubscriptionStatus,
 } from "../subscriptions/subscription.js";
 
-/** The fields a create may carry. */
-export const CREATE_FIELDS = [
-  "flight",
-  "date",
-  "email",
-  "webhook",
-  "secret",
-  "preset",
-  "changes",
-  "labels",
-  "language",
-] as const;
+/** The fields a create may carry: what a subscription is made from. */
+export const CREATE_FIELDS = INPUT_FIELDS;
 
 /** Fields that must be JSON strings when given (the checks see to the others' types). */
 const TEXT_FIELDS = ["email", "webhook", "secret", "preset", "language"] as const;

@@ -8,26 +8,14 @@
  */
 import { suggestionHint } from "../rules/read/did-you-mean.js";
 import { CsvRowReader, csvRow } from "./csv-rows.js";
-import type { Subscription, SubscriptionInput } from "./subscription.js";
+import { INPUT_FIELDS, type Subscription, type SubscriptionInput } from "./subscription.js";
 
 /** The formats of subscription files. */
 export const FILE_FORMATS = ["ndjson", "csv"] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
 
 /** The fields of a line: NDJSON keys, CSV columns (in the order export writes them). */
-export const FILE_FIELDS = [
-  "id",
-  "flight",
-  "date",
-  "email",
-  "webhook",
-  "secret",
-  "preset",
-  "changes",
-  "labels",
-  "language",
-  "status",
-] as const;
+export const FILE_FIELDS = ["id", ...INPUT_FIELDS, "status"] as const;
 
 /** What export writes for a webhook's secret unless asked for secrets (import keeps the stored one for it). */
 export const MASKED_SECRET = "***";

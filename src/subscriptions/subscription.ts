@@ -67,6 +67,22 @@ export interface Subscription {
   createdAt: number;
 }
 
+/**
+ * The fields a subscription is made from, in the order files and documents write them:
+ * what the API's create takes, and — with `id` and `status` — the columns of a file.
+ */
+export const INPUT_FIELDS = [
+  "flight",
+  "date",
+  "email",
+  "webhook",
+  "secret",
+  "preset",
+  "changes",
+  "labels",
+  "language",
+] as const;
+
 /** What a subscription is made from (the CLI's flags, the API's body). */
 export interface SubscriptionInput {
   flight?: unknown;
