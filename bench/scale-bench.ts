@@ -54,10 +54,11 @@ const fmt = (n: number): string => Math.round(n).toLocaleString("en");
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 /**
- * `count` passenger rules as rules/passenger.yaml writes them (a flight number and
- * date, gate and delay and boarding and cancellation, a signed webhook to the
- * passenger's app), spread over every flight number of the airport: one per number and
- * date, and round again when there are more rules than numbers.
+ * `count` passenger rules as rules/passenger.yaml has them (a flight number and date,
+ * gate and delay and boarding and cancellation, a signed webhook to the passenger's
+ * app), written as JSON the way a generator would, a rule a line; spread over every
+ * flight number of the airport: one per number and date, and round again when there
+ * are more rules than numbers.
  */
 function passengerRuleFiles(
   records: readonly Flight[],
@@ -66,25 +67,31 @@ function passengerRuleFiles(
 ): Record<string, string> {
   const files: Record<string, string> = {};
   for (let f = 0; f * RULES_PER_FILE < count; f++) {
-    const lines = ["rules:"];
+    const lines: string[] = [];
     for (let i = f * RULES_PER_FILE; i < Math.min(count, (f + 1) * RULES_PER_FILE); i++) {
       const record = records[i % records.length] as Flight;
       const date = record.scheduleDate;
-      lines.push(
-        `  - id: pax-${i}`,
-        `    labels: { booking: B${i.toString(36).toUpperCase()} }`,
-        `    flights: { flight: ${record.flightName}, schedule: { from: "${date}", to: "${date}" } }`,
-        "    changes:",
-        "      - { kind: gate, within: 4h }",
-        "      - { kind: departure_time, delay_at_least: 15m, shift_at_least: 15m }",
-        "      - { kind: state, states: [BRD, GCL] }",
-        "      - cancelled",
-        "      - uncancelled",
-        `    channels: [{ type: webhook, url: "${hookUrl}", secret: "\${RULE_HOOK_SECRET}", format: json }]`,
-        "    cool_down: 30m",
-      );
+      const rule = {
+        id: `pax-${i}`,
+        labels: { booking: `B${i.toString(36).toUpperCase()}` },
+        flights: { flight: record.flightName, schedule: { from: date, to: date } },
+        changes: [
+          { kind: "gate", within: "4h" },
+          { kind: "departure_time", delay_at_least: "15m", shift_at_least: "15m" },
+          { kind: "state", states: ["BRD", "GCL"] },
+          "cancelled",
+          "uncancelled",
+        ],
+        channels: [
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a rule variable, read by flightwatch
+          { type: "webhook", url: hookUrl, secret: "${RULE_HOOK_SECRET}", format: "json" },
+        ],
+        cool_down: "30m",
+      };
+      lines.push(JSON.stringify(rule));
     }
-    files[`passengers-${String(f).padStart(3, "0")}.yaml`] = `${lines.join("\n")}\n`;
+    files[`passengers-${String(f).padStart(3, "0")}.json`] =
+      `{"rules": [\n${lines.join(",\n")}\n]}\n`;
   }
   return files;
 }
@@ -263,7 +270,7 @@ export const scaleBenchmark: Benchmark = {
     console.log(
       "method: for each setting a new simulated airport (served over loopback HTTP, 20 records a page) " +
         "and a new `flightwatch run` child process (POLL_INTERVAL=1s, otherwise the defaults: " +
-        "POLL_OVERLAP 60s, a 4-day horizon) with passenger rules as rules/passenger.yaml has them " +
+        "POLL_OVERLAP 60s, a 4-day horizon) with passenger rules as rules/passenger.yaml has them, written as JSON " +
         `(flight number and date, gate within 4h, delays, boarding, cancellation; a signed webhook), ` +
         `${RULES_PER_FILE} a file. After the baseline and ${SETTLE_MS / 1000} s, gates change upstream at ` +
         `${BASE_RATE_PER_10K} flight change/s per 10,000 flights ×1 (a busy hour; the simulated day ` +

@@ -1,12 +1,13 @@
 /**
- * Turns a rule file's text into its tree, or into positioned syntax problems. YAML and
- * JSON go through the same parser (JSON is YAML 1.2), so positions work alike; a `.json`
- * file must also be strict JSON. Large plain files take the fast reader (fast-yaml.ts),
- * everything else — and every file with an error — the `yaml` package.
+ * Turns a rule file's text into its tree, or into positioned syntax problems. A `.json`
+ * file is read with `JSON.parse` (json-tree.ts); any other with the `yaml` package. Both
+ * give the same tree, so the validator and every position it reports work alike. A
+ * `.json` file that is not strict JSON is parsed a second time with `yaml`, whose errors
+ * name the place and the mistake better than `JSON.parse` does.
  */
 import { LineCounter, parseDocument, type YAMLError } from "yaml";
 import type { RuleProblem } from "../../errors.js";
-import { readFastYaml } from "./fast-yaml.js";
+import { readJsonTree } from "./json-tree.js";
 import { fromYamlDocument, LineTable, type TreeNode } from "./yaml-tree.js";
 
 /** A parsed rule file: its tree (undefined when empty or unparsable) and syntax problems. */
@@ -20,8 +21,14 @@ export interface RuleDocument {
 export function parseRuleDocument(text: string, file: string): RuleDocument {
   const json = file.toLowerCase().endsWith(".json");
   const lines = new LineTable(text);
-  const fast = readFastYaml(text, { json });
-  if (fast !== undefined) return { root: fast, lines, problems: [] };
+  let jsonError: unknown;
+  if (json) {
+    try {
+      return readJson(text, file, lines);
+    } catch (err) {
+      jsonError = err;
+    }
+  }
   const doc = parseDocument(text, {
     lineCounter: new LineCounter(),
     merge: true,
@@ -30,10 +37,7 @@ export function parseRuleDocument(text: string, file: string): RuleDocument {
   if (doc.errors.length > 0) {
     return { lines, problems: doc.errors.map((err) => syntaxProblem(err, file, json)) };
   }
-  if (json) {
-    const problem = strictJsonProblem(text, file, lines);
-    if (problem) return { lines, problems: [problem] };
-  }
+  if (json) return { lines, problems: [strictJsonProblem(jsonError, file, lines)] };
   const root = fromYamlDocument(doc);
   return root === undefined ? { lines, problems: [] } : { root, lines, problems: [] };
 }
@@ -61,24 +65,41 @@ const SYNTAX_HINTS: Partial<Record<string, string>> = {
   MULTIPLE_DOCS: "write one document per file (no second `---`)",
 };
 
-/** JSON the YAML parser accepts but JSON does not (comments, trailing commas, bare words). */
-function strictJsonProblem(text: string, file: string, lines: LineTable): RuleProblem | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const at = /at position (\d+)/.exec(message);
-    const lineCol = /\(line (\d+) column (\d+)\)/.exec(message);
-    const position = lineCol
-      ? { line: Number(lineCol[1]), column: Number(lineCol[2]) }
-      : lines.position(at ? Number(at[1]) : 0);
-    return {
+/**
+ * A JSON file's tree, or its duplicate keys as problems; throws `JSON.parse`'s error when
+ * the text is not JSON.
+ */
+function readJson(text: string, file: string, lines: LineTable): RuleDocument {
+  const tree = readJsonTree(text);
+  if (tree.ok) return { root: tree.root, lines, problems: [] };
+  return {
+    lines,
+    problems: tree.duplicates.map(({ offset, key }) => ({
       file,
-      ...position,
+      ...lines.position(offset),
       path: "",
-      message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, "").replace(/ \(line \d+ column \d+\)$/, "")}`,
-      hint: "a .json file must be strict JSON (no comments, trailing commas or unquoted keys); name it .yaml for YAML",
-    };
-  }
+      message: `invalid JSON: key ${JSON.stringify(key)} written twice in one object`,
+      hint: "write each key once per object",
+    })),
+  };
+}
+
+/**
+ * `JSON.parse`'s error, for JSON the YAML parser accepts (comments, trailing commas,
+ * bare words).
+ */
+function strictJsonProblem(err: unknown, file: string, lines: LineTable): RuleProblem {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = /at position (\d+)/.exec(message);
+  const lineCol = /\(line (\d+) column (\d+)\)/.exec(message);
+  const position = lineCol
+    ? { line: Number(lineCol[1]), column: Number(lineCol[2]) }
+    : lines.position(at ? Number(at[1]) : 0);
+  return {
+    file,
+    ...position,
+    path: "",
+    message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, "").replace(/ \(line \d+ column \d+\)$/, "")}`,
+    hint: "a .json file must be strict JSON (no comments, trailing commas or unquoted keys); name it .yaml for YAML",
+  };
 }

@@ -1,8 +1,8 @@
 /**
  * The document tree the rule validator walks: mappings, sequences, scalars and aliases,
- * each with the offset where it was written. Two parsers build it — the `yaml` package
- * for any YAML, and a fast reader for the plain subset big generated files use — so
- * the validator, and every position it reports, is the same whichever parsed the file.
+ * each with the offset where it was written. The `yaml` package builds it for YAML files
+ * (below) and json-tree.ts for JSON files, so the validator, and every position it
+ * reports, is the same whichever read the file.
  */
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node, Scalar } from "yaml";
 

@@ -52,6 +52,28 @@ describe("syntax errors", () => {
     expect(problemOf("rules: []\n", {}, "r.json")).toMatchObject({ line: 1, column: 1 });
   });
 
+  it("in a .json file report a key written twice, which JSON.parse would drop", () => {
+    const text = '{\n  "rules": [\n    {"id": "a", "channels": [], "id": "b"}\n  ]\n}\n';
+    expect(problemsOf(text, {}, "r.json")).toEqual([
+      {
+        file: "r.json",
+        line: 3,
+        column: 33,
+        path: "",
+        message: 'invalid JSON: key "id" written twice in one object',
+        hint: "write each key once per object",
+      },
+    ]);
+  });
+
+  it("in a .json file refuse an empty file as JSON does", () => {
+    expect(problemOf("", {}, "r.json")).toMatchObject({
+      line: 1,
+      column: 1,
+      message: "invalid JSON: Unexpected end of JSON input",
+    });
+  });
+
   it("JSON loads like YAML", () => {
     const rule = oneRule(
       JSON.stringify(

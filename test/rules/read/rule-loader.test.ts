@@ -3,12 +3,14 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { ErrorCode, formatRuleProblem, RuleInvalidError } from "../../../src/errors.js";
 import {
   loadRuleDir,
   loadRulesOrThrow,
   parseRuleFile,
 } from "../../../src/rules/read/rule-loader.js";
+import type { Rule } from "../../../src/rules/rule.js";
 import { ZONE } from "./rule-text.js";
 
 const options = { vars: { values: {} }, zone: ZONE };
@@ -197,31 +199,51 @@ describe("big files", () => {
     return text;
   };
 
-  it("load the same through the fast reader and through yaml", () => {
+  /** The same rules written as JSON, one rule a line as a generator writes them. */
+  const asJson = (yamlText: string): string => {
+    const { rules } = parse(yamlText) as { rules: unknown[] };
+    return `{"rules": [\n${rules.map((r) => JSON.stringify(r)).join(",\n")}\n]}\n`;
+  };
+  const withoutSources = (rules: Rule[]) =>
+    rules.map((r) => ({
+      ...r,
+      source: undefined,
+      channels: r.channels.map((c) => ({ ...c, source: undefined })),
+    }));
+
+  it("load the same from YAML and from JSON, each with its own positions", () => {
     const text = passengers(300);
-    const fast = parseRuleFile(text, "p.yaml", options);
-    // A tab in a comment is outside the fast reader's subset: this takes the yaml path.
-    const slow = parseRuleFile(`${text}#\tend\n`, "p.yaml", options);
-    expect(fast.problems).toEqual([]);
-    expect(fast.rules).toHaveLength(300);
-    expect(slow).toEqual(fast);
-    const json = JSON.stringify({ rules: [{ id: "a", channels: [{ type: "console" }] }] }, null, 2);
-    expect(parseRuleFile(json, "j.json", options)).toEqual(
-      parseRuleFile(json.replace("\n", "\r\n"), "j.json", options),
+    const yaml = parseRuleFile(text, "p.yaml", options);
+    const json = parseRuleFile(asJson(text), "p.json", options);
+    expect(yaml.problems).toEqual([]);
+    expect(json.problems).toEqual([]);
+    expect(yaml.rules).toHaveLength(300);
+    expect(withoutSources(json.rules)).toEqual(withoutSources(yaml.rules));
+    // Rule i is on line i + 2 of the JSON file, its id after `{"id":`; in YAML on 2 + 13i.
+    expect(json.rules[7]?.source).toEqual({ file: "p.json", line: 9, column: 7 });
+    expect(yaml.rules[7]?.source).toEqual({ file: "p.yaml", line: 93, column: 9 });
+    const compact = JSON.stringify({ rules: [{ id: "a", channels: [{ type: "console" }] }] });
+    const pretty = JSON.stringify(JSON.parse(compact), null, 2);
+    expect(withoutSources(parseRuleFile(pretty, "j.json", options).rules)).toEqual(
+      withoutSources(parseRuleFile(pretty.replace(/\n/g, "\r\n"), "j.json", options).rules),
     );
   });
 
-  it("report problems at the same places through either path", () => {
+  it("report the same problems from YAML and from JSON, each where it is written", () => {
     const text = passengers(20)
       .replace("pax-7\n", "pax-7\n    grup_wait: 1m\n")
       .replace("KL1013", "KL")
       .replace("3h }", "3 }");
-    const fast = parseRuleFile(text, "p.yaml", options);
-    expect(fast.problems.map((p) => [p.line, p.column, p.ruleId])).toEqual([
+    const yaml = parseRuleFile(text, "p.yaml", options);
+    expect(yaml.problems.map((p) => [p.line, p.column, p.ruleId])).toEqual([
       [8, 31, "pax-0"],
       [94, 5, "pax-7"],
       [175, 15, "pax-13"],
     ]);
-    expect(parseRuleFile(`${text}#\t\n`, "p.yaml", options).problems).toEqual(fast.problems);
+    const json = parseRuleFile(asJson(text), "p.json", options);
+    expect(json.problems.map((p) => [p.line, p.ruleId, p.path, p.message])).toEqual(
+      yaml.problems.map((p) => [Number(p.ruleId?.slice(4)) + 2, p.ruleId, p.path, p.message]),
+    );
+    expect(json.problems.map((p) => p.column)).toEqual([174, 15, 81]);
   });
 });

@@ -1,0 +1,165 @@
+/**
+ * The tree of a `.json` rule file. `JSON.parse` reads the file — it alone decides
+ * whether the text is JSON, and it reads every escaped string — and then one walk over
+ * the text, already known to be valid, notes where each value starts, so that problems
+ * and rule sources name a line and column as they do for YAML. The tree is the one the
+ * `yaml` package would give for the same text (a test checks the two against each
+ * other), except that a key written twice in one object is reported, not silently
+ * overwritten as `JSON.parse` does.
+ */
+import type { TreeMap, TreeNode, TreeScalar, TreeSeq } from "./yaml-tree.js";
+
+/** A JSON text as a tree, or the offsets of keys written twice in one object. */
+export type JsonTree =
+  | { ok: true; root: TreeNode }
+  | { ok: false; duplicates: Array<{ offset: number; key: string }> };
+
+const SPACE = 32;
+const TAB = 9;
+const NEWLINE = 10;
+const RETURN = 13;
+const DQUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+const LBRACKET = 91;
+const RBRACKET = 93;
+const LBRACE = 123;
+const RBRACE = 125;
+
+/**
+ * Reads a JSON text into a tree; throws `SyntaxError` (from `JSON.parse`) when the text
+ * is not JSON.
+ */
+export function readJsonTree(text: string): JsonTree {
+  JSON.parse(text);
+  return new JsonWalk(text).document();
+}
+
+/** A walk over text `JSON.parse` has accepted: it never meets a syntax error. */
+class JsonWalk {
+  readonly #t: string;
+  #p = 0;
+  readonly #duplicates: Array<{ offset: number; key: string }> = [];
+
+  constructor(text: string) {
+    this.#t = text;
+  }
+
+  document(): JsonTree {
+    const root = this.#value();
+    return this.#duplicates.length === 0
+      ? { ok: true, root }
+      : { ok: false, duplicates: this.#duplicates };
+  }
+
+  #skipSpace(): void {
+    const t = this.#t;
+    let p = this.#p;
+    for (;;) {
+      const c = t.charCodeAt(p);
+      if (c !== SPACE && c !== NEWLINE && c !== RETURN && c !== TAB) break;
+      p++;
+    }
+    this.#p = p;
+  }
+
+  #value(): TreeNode {
+    this.#skipSpace();
+    const c = this.#t.charCodeAt(this.#p);
+    if (c === LBRACE) return this.#object();
+    if (c === LBRACKET) return this.#array();
+    if (c === DQUOTE) {
+      const offset = this.#p;
+      return { kind: "scalar", offset, value: this.#string() };
+    }
+    return this.#literal();
+  }
+
+  #object(): TreeMap {
+    const map: TreeMap = { kind: "map", offset: this.#p, pairs: [] };
+    const seen = new Set<string>();
+    this.#p++;
+    this.#skipSpace();
+    if (this.#t.charCodeAt(this.#p) === RBRACE) {
+      this.#p++;
+      return map;
+    }
+    for (;;) {
+      this.#skipSpace();
+      const offset = this.#p;
+      const name = this.#string();
+      if (seen.has(name)) this.#duplicates.push({ offset, key: name });
+      else seen.add(name);
+      const key: TreeScalar = { kind: "scalar", offset, value: name };
+      this.#skipSpace();
+      this.#p++; // the colon
+      map.pairs.push({ key, value: this.#value() });
+      this.#skipSpace();
+      if (this.#t.charCodeAt(this.#p++) !== COMMA) return map; // the closing brace
+    }
+  }
+
+  #array(): TreeSeq {
+    const seq: TreeSeq = { kind: "seq", offset: this.#p, items: [] };
+    this.#p++;
+    this.#skipSpace();
+    if (this.#t.charCodeAt(this.#p) === RBRACKET) {
+      this.#p++;
+      return seq;
+    }
+    for (;;) {
+      seq.items.push(this.#value());
+      this.#skipSpace();
+      if (this.#t.charCodeAt(this.#p++) !== COMMA) return seq; // the closing bracket
+    }
+  }
+
+  /** A string at the cursor, read by `JSON.parse` when it holds an escape. */
+  #string(): string {
+    const t = this.#t;
+    const start = this.#p;
+    let escaped = false;
+    let p = start + 1;
+    for (;;) {
+      const c = t.charCodeAt(p);
+      if (c === DQUOTE) break;
+      if (c === BACKSLASH) {
+        escaped = true;
+        p++;
+      }
+      p++;
+    }
+    this.#p = p + 1;
+    return escaped ? (JSON.parse(t.slice(start, p + 1)) as string) : t.slice(start + 1, p);
+  }
+
+  /** A number, `true`, `false` or `null`: up to the next delimiter. */
+  #literal(): TreeScalar {
+    const t = this.#t;
+    const offset = this.#p;
+    let p = offset;
+    for (;;) {
+      const c = t.charCodeAt(p);
+      if (
+        Number.isNaN(c) ||
+        c === COMMA ||
+        c === RBRACE ||
+        c === RBRACKET ||
+        c === COLON ||
+        c === SPACE ||
+        c === NEWLINE ||
+        c === RETURN ||
+        c === TAB
+      ) {
+        break;
+      }
+      p++;
+    }
+    this.#p = p;
+    const plain = t.slice(offset, p);
+    const value =
+      plain === "true" ? true : plain === "false" ? false : plain === "null" ? null : Number(plain);
+    return { kind: "scalar", offset, value, plain };
+  }
+}
