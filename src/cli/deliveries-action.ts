@@ -162,7 +162,7 @@ export function listing(
         ? r.code !== undefined
           ? ` (${r.code})`
           : ""
-        : r.result === "superseded"
+        : r.result === "superseded" || r.result === "cancelled"
           ? ` — ${r.detail}`
           : ` — ${r.reason}: ${r.detail}`;
     lines.push(

@@ -7,7 +7,7 @@
  * at debug, and the next info line says how many were. Problems (retries, dead
  * letters) are always logged; the metrics count everything.
  */
-import { describeRecord } from "../deliver/delivery-log.js";
+import { describeRecord, settled } from "../deliver/delivery-log.js";
 import { describePoll, lagGrew } from "../detect/describe-poll.js";
 import type { PollReport } from "../detect/detector.js";
 import type { PollProgress } from "../detect/poll-progress.js";
@@ -120,7 +120,7 @@ export function daemonObserver(parts: DaemonObserverParts): PipelineObserver {
         attempt: record.attempt,
         ...(record.reason ? { reason: record.reason } : {}),
       };
-      if (record.result === "delivered" || record.result === "superseded") {
+      if (settled(record.result)) {
         const line = record.result === "delivered" ? deliveredLine : supersededLine;
         line(fields, describeRecord(record));
       } else if (record.result === "retrying") log.warn(fields, describeRecord(record));

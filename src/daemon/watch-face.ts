@@ -5,7 +5,7 @@
  * item is acknowledged once written). Poll summaries, deliveries and rule reloads are
  * short lines on stderr; warnings and errors are the daemon's log, as text on stderr.
  */
-import { describeRecord } from "../deliver/delivery-log.js";
+import { describeRecord, settled } from "../deliver/delivery-log.js";
 import { describePoll } from "../detect/describe-poll.js";
 import type { Alert } from "../dispatch/alert.js";
 import type { LogLevel } from "../log/logger.js";
@@ -58,7 +58,7 @@ export function watchFace(options: WatchFaceOptions = {}): Face {
       delivered(record) {
         // Retries and dead letters are the log's warnings and errors; in a dry run the
         // notification itself is on stdout already.
-        const done = record.result === "delivered" || record.result === "superseded";
+        const done = settled(record.result);
         if (done && !options.quiet && !options.consoleOnly) err(describeRecord(record));
       },
     }),

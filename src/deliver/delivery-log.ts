@@ -14,9 +14,16 @@ import type { DeliveryFailureReason, RefusedRecipient } from "./send-outcome.js"
 /**
  * What became of one attempt. `superseded`: never sent, because a newer notification
  * of the same rule about the same flight through the same channel took its place (its
- * changes folded into that one), or was delivered already.
+ * changes folded into that one), or was delivered already. `cancelled`: never sent,
+ * because the passenger subscription it was for ended (unsubscribed, removed or
+ * expired) before its turn came — what the passenger asked for, not a failure.
  */
-export type AttemptResult = "delivered" | "retrying" | "dead" | "superseded";
+export type AttemptResult = "delivered" | "retrying" | "dead" | "superseded" | "cancelled";
+
+/** Whether an attempt settled its notification as it should be (nothing left to do, nothing wrong). */
+export function settled(result: AttemptResult): boolean {
+  return result === "delivered" || result === "superseded" || result === "cancelled";
+}
 
 /** One attempt at one notification. */
 export interface DeliveryRecord {
@@ -159,6 +166,8 @@ export class DeliveryLog {
 export function describeRecord(record: DeliveryRecord): string {
   const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt})`;
   if (record.result === "delivered") return `delivered ${what}`;
-  if (record.result === "superseded") return `superseded ${what}: ${record.detail}`;
+  if (record.result === "superseded" || record.result === "cancelled") {
+    return `${record.result} ${what}: ${record.detail}`;
+  }
   return `${record.result === "dead" ? "dead letter" : "retrying"} ${what}: ${record.reason}: ${record.detail}`;
 }

@@ -230,6 +230,15 @@ export class DeliveryWorkers {
       // it belongs to the worker that holds its lock now, and nothing is recorded here.
       throw new DelayedError();
     }
+    if (outcome.status === "cancelled") {
+      await this.#record({
+        ...baseRecord(job.data, attempt, this.#now()),
+        result: "cancelled",
+        detail: outcome.detail,
+      });
+      await this.#done(notification, false);
+      return { cancelled: true };
+    }
     const record = baseRecord(job.data, attempt, this.#now());
     if (outcome.status !== "delivered") {
       record.reason = outcome.reason;
@@ -374,13 +383,17 @@ export class DeliveryWorkers {
       (c) => c.name === notification.channel && c.type === notification.type,
     );
     if (!rule || !channel) {
+      const subscriptionId = subscriptionIdOf(notification.ruleId);
+      if (subscriptionId !== undefined) {
+        return {
+          status: "cancelled",
+          detail: `subscription ${subscriptionId} is not active any more (unsubscribed, removed or expired)`,
+        };
+      }
       return {
         status: "failed",
         reason: "channel_removed",
-        detail:
-          subscriptionIdOf(notification.ruleId) === undefined
-            ? `rule ${notification.ruleId} has no ${notification.type} channel ${notification.channel} any more`
-            : `subscription ${subscriptionIdOf(notification.ruleId)} is not active any more (unsubscribed, removed or expired)`,
+        detail: `rule ${notification.ruleId} has no ${notification.type} channel ${notification.channel} any more`,
       };
     }
     const endpoint = endpointOf(channel);

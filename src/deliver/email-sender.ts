@@ -342,7 +342,9 @@ function combineOutcomes(
       failures.push(outcome);
       if (!outcome.refused?.length) refused.push({ recipient, reason: outcome.detail });
     }
-    if (outcome.status !== "abandoned") refused.push(...(outcome.refused ?? []));
+    if (outcome.status !== "abandoned" && outcome.status !== "cancelled") {
+      refused.push(...(outcome.refused ?? []));
+    }
   });
   const withRefused = refused.length > 0 ? { refused } : {};
   const [retry] = retries;

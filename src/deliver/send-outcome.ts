@@ -74,4 +74,9 @@ export type SendOutcome =
    * taken for dead while it waited, and the job handed to another). Not an attempt:
    * not recorded, and the job is left to the worker that holds it now.
    */
-  | { status: "abandoned" };
+  | { status: "abandoned" }
+  /**
+   * Nothing was sent, nor will be: the passenger subscription it was for ended
+   * (unsubscribed, removed or expired). Recorded as `cancelled`; no dead letter.
+   */
+  | { status: "cancelled"; detail: string };

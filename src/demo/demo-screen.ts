@@ -261,6 +261,7 @@ const RESULT_MARKS = {
   retrying: { text: "↻", style: "yellow" },
   dead: { text: "✗", style: "red" },
   superseded: { text: "⤳", style: "dim" },
+  cancelled: { text: "⊘", style: "dim" },
 } as const;
 
 /**

@@ -57,6 +57,8 @@ export interface DeliveryCounts {
   dead: number;
   /** Never sent: a newer notification took their place. */
   superseded: number;
+  /** Never sent: the passenger unsubscribed first. */
+  cancelled: number;
 }
 
 /** Running totals since the demo started. */
@@ -183,7 +185,13 @@ export class DemoState {
   delivery(record: DeliveryRecord, now: number): void {
     this.#start(now);
     const byType = this.#totals.deliveries;
-    const counts = byType[record.type] ?? { delivered: 0, retrying: 0, dead: 0, superseded: 0 };
+    const counts = byType[record.type] ?? {
+      delivered: 0,
+      retrying: 0,
+      dead: 0,
+      superseded: 0,
+      cancelled: 0,
+    };
     counts[record.result]++;
     byType[record.type] = counts;
     const entry: RecentDelivery = { at: now, record };

@@ -18,7 +18,7 @@ import {
 } from "prom-client";
 import type { MalformedReport } from "../api/client-options.js";
 import type { ExchangeEvent } from "../api/exchange-event.js";
-import type { DeliveryRecord } from "../deliver/delivery-log.js";
+import { type DeliveryRecord, settled } from "../deliver/delivery-log.js";
 import type { ChannelType } from "../deliver/notification.js";
 import type { PollReport } from "../detect/detector.js";
 import { CHANGE_KINDS } from "../diff/change.js";
@@ -190,7 +190,7 @@ export class FlightwatchMetrics {
     });
     this.#notifications = new Counter({
       name: "flightwatch_notifications_total",
-      help: "Delivery attempts by channel type, outcome (delivered, retrying, dead, superseded) and failure reason (empty when delivered or superseded).",
+      help: "Delivery attempts by channel type, outcome (delivered, retrying, dead, superseded, cancelled) and failure reason (empty unless retrying or dead).",
       labelNames: ["channel", "outcome", "reason"],
       registers,
     });
@@ -330,10 +330,7 @@ export class FlightwatchMetrics {
 
   /** Counts one delivery attempt by channel type, outcome and failure reason. */
   delivery(record: DeliveryRecord): void {
-    const reason =
-      record.result === "delivered" || record.result === "superseded"
-        ? ""
-        : (record.reason ?? "unknown");
+    const reason = settled(record.result) ? "" : (record.reason ?? "unknown");
     this.#notifications.inc({ channel: record.type, outcome: record.result, reason });
   }
 

@@ -279,6 +279,23 @@ describe("delivery workers", () => {
     expect(records[0]).toMatchObject({ result: "dead", reason: "channel_removed" });
   });
 
+  it("cancels, without a dead letter, a notification whose subscription ended", async () => {
+    // A passenger subscription's rule is `sub:<id>`; once unsubscribed it is found nowhere.
+    const r = ruleWith("sub:Pax-7", [hook()]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered" }));
+    await start(sender, [ruleWith("r1", [hook()])]);
+    await queues.enqueue(jobsOf(alert("a1", undefined, undefined, r.id), r));
+    await waitFor(async () => records.length >= 1, 5_000);
+    expect(sender.calls).toHaveLength(0);
+    expect(records[0]).toMatchObject({
+      result: "cancelled",
+      detail: "subscription Pax-7 is not active any more (unsubscribed, removed or expired)",
+    });
+    expect(records[0]?.reason).toBeUndefined();
+    expect(await queues.deadLetters()).toEqual([]);
+    expect((await queues.outstanding()).count).toBe(0);
+  });
+
   it("tries again only the email recipients that asked for it", async () => {
     const email: EmailChannelSpec = {
       type: "email",

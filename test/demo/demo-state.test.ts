@@ -117,9 +117,9 @@ describe("DemoState", () => {
 
     expect(state.totals.alerts).toBe(2);
     expect(state.totals.deliveries).toEqual({
-      console: { delivered: 1, retrying: 0, dead: 0, superseded: 0 },
-      webhook: { delivered: 1, retrying: 1, dead: 0, superseded: 0 },
-      slack: { delivered: 0, retrying: 0, dead: 1, superseded: 0 },
+      console: { delivered: 1, retrying: 0, dead: 0, superseded: 0, cancelled: 0 },
+      webhook: { delivered: 1, retrying: 1, dead: 0, superseded: 0, cancelled: 0 },
+      slack: { delivered: 0, retrying: 0, dead: 1, superseded: 0, cancelled: 0 },
     });
     const recent = state.recentDeliveries();
     expect(recent.map((d) => [d.record.channel, d.record.result, d.alert?.id])).toEqual([
