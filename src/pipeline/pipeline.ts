@@ -35,6 +35,7 @@ import { OutboxConsumer } from "../store/outbox-consumer.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import type { StreamConsumer } from "../store/stream-consumer.js";
+import type { Subscription } from "../subscriptions/subscription.js";
 import { SubscriptionRules } from "../subscriptions/subscription-rules.js";
 import { SubscriptionStore } from "../subscriptions/subscription-store.js";
 import { observeAll, type PipelineObserver, type StageName } from "./observer.js";
@@ -92,7 +93,7 @@ export interface PipelineOptions {
   /** How long subscriptions are kept after their flight's date (SUBSCRIPTION_RETENTION). */
   subscriptionKeepMs?: number;
   /** The one-click unsubscribe link of a subscription's emails (the passenger pages'). */
-  unsubscribeUrl?: (subscriptionId: string) => string;
+  unsubscribeUrl?: (subscription: Subscription) => string;
   /** The senders `deliver` uses, or a builder given a plain connection (Slack's pacing). */
   senders?:
     | Partial<Record<ChannelType, ChannelSender>>

@@ -197,7 +197,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
       confirmationMessage({
         subscriptionId: subscription.id,
         about: about(subscription, mailLanguage),
-        link: options.links.url("confirm", subscription.id),
+        link: options.links.url("confirm", subscription),
         language: mailLanguage,
         hours,
         from: options.from,
@@ -244,15 +244,18 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
   > {
     const accept = req.headers["accept-language"];
     const token = url.searchParams.get("t") ?? undefined;
-    const id = verifyLink(secret, purpose, token);
-    if (id === undefined || token === undefined) {
+    const subject = verifyLink(secret, purpose, token);
+    if (subject === undefined || token === undefined) {
       const language = pageLanguage(url.searchParams.get("lang"), undefined, accept);
       const w = wordsOf(language);
       return {
         answer: message(404, language, w.badLinkTitle, paragraphs(w.badLink), (l) => `?lang=${l}`),
       };
     }
-    const subscription = await store.get(id);
+    const id = subject.id;
+    const stored = await store.get(id);
+    // A subscription made later under the same id is not the one the link was made for.
+    const subscription = stored?.createdAt === subject.createdAt ? stored : undefined;
     const language = pageLanguage(url.searchParams.get("lang"), subscription?.language, accept);
     const queryFor = (l: Language) => `?t=${token}&lang=${l}`;
     return {
@@ -297,11 +300,11 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
         paragraphs(w.confirmed(about(subscription, language)), w.whatYouGet) +
           links([
             {
-              href: `flight?t=${signLink(secret, "status", id)}&lang=${language}`,
+              href: `flight?t=${signLink(secret, "status", subscription)}&lang=${language}`,
               text: w.statusLink,
             },
             {
-              href: `unsubscribe?t=${signLink(secret, "unsubscribe", id)}&lang=${language}`,
+              href: `unsubscribe?t=${signLink(secret, "unsubscribe", subscription)}&lang=${language}`,
               text: w.unsubscribeLink,
             },
           ]),
@@ -379,7 +382,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
         ...(s.status === "active" || s.status === "pending"
           ? [
               {
-                href: `unsubscribe?t=${signLink(secret, "unsubscribe", id)}&lang=${language}`,
+                href: `unsubscribe?t=${signLink(secret, "unsubscribe", s)}&lang=${language}`,
                 text: w.unsubscribeLink,
               },
             ]

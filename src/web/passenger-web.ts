@@ -12,7 +12,7 @@ import type { SubscriptionContext } from "../subscriptions/subscription.js";
 import { SubscriptionStore } from "../subscriptions/subscription-store.js";
 import { ConfirmationMailer } from "./confirmation-email.js";
 import { linkSecret } from "./link-secret.js";
-import { passengerLinks } from "./link-token.js";
+import { type LinkSubject, passengerLinks } from "./link-token.js";
 import {
   type PassengerPages,
   type PassengerPagesOptions,
@@ -48,7 +48,7 @@ export interface PassengerWebOptions {
 export interface PassengerWeb {
   pages: PassengerPages;
   /** The one-click unsubscribe URL of a subscription (its emails' `List-Unsubscribe`). */
-  unsubscribeUrl(subscriptionId: string): string;
+  unsubscribeUrl(subscription: LinkSubject): string;
   /** Stops the sweep and closes the mailer's connection. */
   close(): void;
 }

@@ -1,39 +1,48 @@
 /**
- * The signed tokens of passengers' links: a token opens its own subscription for its
- * own purpose, and nothing else — not with a changed id, a changed or cut MAC, another
- * purpose or another deployment's secret.
+ * The signed tokens of passengers' links: a token opens its own subscription — the one
+ * of that id made at that moment — for its own purpose, and nothing else: not with a
+ * changed id or time, a changed or cut MAC, another purpose or another deployment's
+ * secret.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LINK_PURPOSES, passengerLinks, signLink, verifyLink } from "../../src/web/link-token.js";
 
 const SECRET = "s3cret-of-the-deployment-0123456789";
+const ANNA = { id: "anna-x7q2lm", createdAt: Date.UTC(2026, 10, 21, 9, 30, 12, 345) };
+const CREATED = ANNA.createdAt.toString(36);
 
 describe("passenger link tokens", () => {
   it("open their subscription for their purpose", () => {
     for (const purpose of LINK_PURPOSES) {
-      const token = signLink(SECRET, purpose, "anna-x7q2lm");
-      expect(token.startsWith("anna-x7q2lm.")).toBe(true);
-      expect(verifyLink(SECRET, purpose, token)).toBe("anna-x7q2lm");
+      const token = signLink(SECRET, purpose, ANNA);
+      expect(token.startsWith(`anna-x7q2lm.${CREATED}.`)).toBe(true);
+      expect(verifyLink(SECRET, purpose, token)).toEqual(ANNA);
     }
   });
 
   it("open no page of another purpose", () => {
-    const confirm = signLink(SECRET, "confirm", "anna-x7q2lm");
+    const confirm = signLink(SECRET, "confirm", ANNA);
     expect(verifyLink(SECRET, "unsubscribe", confirm)).toBeUndefined();
     expect(verifyLink(SECRET, "status", confirm)).toBeUndefined();
-    const unsubscribe = signLink(SECRET, "unsubscribe", "anna-x7q2lm");
+    const unsubscribe = signLink(SECRET, "unsubscribe", ANNA);
     expect(verifyLink(SECRET, "confirm", unsubscribe)).toBeUndefined();
   });
 
-  it("are refused when the id or the MAC was changed, or another secret signed them", () => {
-    const token = signLink(SECRET, "unsubscribe", "anna-x7q2lm");
-    const [, mac] = token.split(".") as [string, string];
-    expect(verifyLink(SECRET, "unsubscribe", `ben-y8r3mn.${mac}`)).toBeUndefined();
+  it("are refused when the id, the time or the MAC was changed, or another secret signed them", () => {
+    const token = signLink(SECRET, "unsubscribe", ANNA);
+    const [, created, mac] = token.split(".") as [string, string, string];
+    expect(verifyLink(SECRET, "unsubscribe", `ben-y8r3mn.${created}.${mac}`)).toBeUndefined();
+    // The same id made again later: the old link does not open the new subscription.
+    const later = (ANNA.createdAt + 1).toString(36);
+    expect(verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${later}.${mac}`)).toBeUndefined();
     const flipped = `${mac.slice(0, 10)}${mac[10] === "A" ? "B" : "A"}${mac.slice(11)}`;
-    expect(verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${flipped}`)).toBeUndefined();
-    expect(verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${mac.slice(0, -1)}`)).toBeUndefined();
-    expect(verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${mac}A`)).toBeUndefined();
+    expect(verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${created}.${flipped}`)).toBeUndefined();
+    expect(
+      verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${created}.${mac.slice(0, -1)}`),
+    ).toBeUndefined();
+    expect(verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${created}.${mac}A`)).toBeUndefined();
+    expect(verifyLink(SECRET, "unsubscribe", `anna-x7q2lm.${mac}`)).toBeUndefined();
     expect(verifyLink("another-deployment-secret-9876", "unsubscribe", token)).toBeUndefined();
   });
 
@@ -42,19 +51,26 @@ describe("passenger link tokens", () => {
       undefined,
       "",
       ".",
+      "..",
       "anna-x7q2lm",
       "anna-x7q2lm.",
+      `anna-x7q2lm.${CREATED}.`,
+      `anna-x7q2lm.${CREATED}`,
       ".abc",
-      "a/b.abc",
-      "ä.abc",
+      "a/b.1.abc",
+      "ä.1.abc",
+      "a.-1.abc",
+      "a.1.b.c",
     ]) {
       expect(verifyLink(SECRET, "confirm", bad)).toBeUndefined();
     }
-    expect(() => signLink(SECRET, "confirm", "not an id")).toThrow();
+    expect(() => signLink(SECRET, "confirm", { id: "not an id", createdAt: 1 })).toThrow();
+    expect(() => signLink(SECRET, "confirm", { id: "a", createdAt: 1.5 })).toThrow();
+    expect(() => signLink(SECRET, "confirm", { id: "a", createdAt: -1 })).toThrow();
   });
 
   it("are refused after any change of one character", () => {
-    const token = signLink(SECRET, "confirm", "pX2c9QmT0aLr7vYk");
+    const token = signLink(SECRET, "confirm", { id: "pX2c9QmT0aLr7vYk", createdAt: 1 });
     fc.assert(
       fc.property(
         fc.nat({ max: token.length - 1 }),
@@ -70,14 +86,14 @@ describe("passenger link tokens", () => {
 
   it("make absolute links under PUBLIC_URL, one page per purpose", () => {
     const links = passengerLinks("https://flights.example.com/fw", SECRET);
-    const url = new URL(links.unsubscribeUrl("anna-x7q2lm"));
+    const url = new URL(links.unsubscribeUrl(ANNA));
     expect(`${url.origin}${url.pathname}`).toBe(
       "https://flights.example.com/fw/passenger/unsubscribe",
     );
-    expect(verifyLink(SECRET, "unsubscribe", url.searchParams.get("t") ?? undefined)).toBe(
-      "anna-x7q2lm",
+    expect(verifyLink(SECRET, "unsubscribe", url.searchParams.get("t") ?? undefined)).toEqual(
+      ANNA,
     );
-    expect(links.url("confirm", "anna-x7q2lm")).toMatch(/\/passenger\/confirm\?t=anna-x7q2lm\./);
-    expect(links.url("status", "anna-x7q2lm")).toMatch(/\/passenger\/flight\?t=anna-x7q2lm\./);
+    expect(links.url("confirm", ANNA)).toMatch(/\/passenger\/confirm\?t=anna-x7q2lm\.[0-9a-z]+\./);
+    expect(links.url("status", ANNA)).toMatch(/\/passenger\/flight\?t=anna-x7q2lm\.[0-9a-z]+\./);
   });
 });
