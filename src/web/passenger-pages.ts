@@ -358,7 +358,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     }
     const page = await opened(req, url, "status");
     if ("answer" in page) return page.answer;
-    const { subscription: s, language, w, queryFor, id } = page;
+    const { subscription: s, language, w, queryFor } = page;
     if (s === undefined) return ended(language, queryFor);
     const snapshot = await findSnapshot(redis, keys, s.flight, s.date);
     const a = about(s, language);

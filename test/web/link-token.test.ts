@@ -90,9 +90,7 @@ describe("passenger link tokens", () => {
     expect(`${url.origin}${url.pathname}`).toBe(
       "https://flights.example.com/fw/passenger/unsubscribe",
     );
-    expect(verifyLink(SECRET, "unsubscribe", url.searchParams.get("t") ?? undefined)).toEqual(
-      ANNA,
-    );
+    expect(verifyLink(SECRET, "unsubscribe", url.searchParams.get("t") ?? undefined)).toEqual(ANNA);
     expect(links.url("confirm", ANNA)).toMatch(/\/passenger\/confirm\?t=anna-x7q2lm\.[0-9a-z]+\./);
     expect(links.url("status", ANNA)).toMatch(/\/passenger\/flight\?t=anna-x7q2lm\.[0-9a-z]+\./);
   });

@@ -536,7 +536,9 @@ describe("the passenger pages", () => {
     expect(page.body).toContain("<dt>Gate</dt><dd>D7 (pier D)</dd>");
     expect(page.body).toContain("<dt>Estimated departure</dt><dd>10:50 (25 min late)</dd>");
     expect(page.body).toContain("Updates go to anna@example.com.");
-    const nl = await call(`/passenger/flight?t=${signLink(SECRET, "status", active("anna"))}&lang=nl`);
+    const nl = await call(
+      `/passenger/flight?t=${signLink(SECRET, "status", active("anna"))}&lang=nl`,
+    );
     expect(nl.body).toContain("<dt>Status</dt><dd>Instappen</dd>");
     const unseen = await call(`/passenger/flight?t=${signLink(SECRET, "status", active("ben"))}`);
     expect(unseen.status).toBe(200);
