@@ -115,6 +115,16 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     "true takes a passenger page request's client address from the last X-Forwarded-For entry (set it behind a reverse proxy, for the rate limits)",
     "false",
   ),
+  v(
+    "SUBSCRIBE_LIMIT_CLIENT",
+    "posts of the passenger subscribe form one client may make in a window, as <count>/<window> (an IPv6 client counts by its /64)",
+    "10/1h",
+  ),
+  v(
+    "SUBSCRIBE_LIMIT_EMAIL",
+    "confirmation emails the subscribe form may send one mailbox in a window, as <count>/<window>",
+    "3/1d",
+  ),
   v("DELIVERY_STALL_TIMEOUT", "a dead worker's notifications go to another after this", "30s"),
   v(
     "OUTBOUND_ALLOW",

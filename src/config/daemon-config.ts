@@ -14,6 +14,7 @@ import { ConfigError, ConfigProblems, renameSettings } from "../errors.js";
 import { type LogLevel, parseLogLevel } from "../log/logger.js";
 import { type OutboundPolicy, readOutboundAllow } from "../outbound/outbound-policy.js";
 import { parseDuration } from "../time/duration.js";
+import type { Limit, LimitKind } from "../web/rate-limit.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { type ConfigFileRead, readConfigFileWithLines } from "./config-file.js";
 import { isSecretName } from "./config-variables.js";
@@ -68,6 +69,8 @@ export interface DaemonConfig {
   subscriptionSecret?: string;
   /** TRUST_PROXY: a page request's client is the last X-Forwarded-For address (a reverse proxy's word). */
   trustProxy: boolean;
+  /** SUBSCRIBE_LIMIT_CLIENT and SUBSCRIBE_LIMIT_EMAIL, where set: the subscribe form's rate limits. */
+  subscribeLimits: Partial<Record<LimitKind, Limit>>;
 }
 
 /** How to read: role, embedded simulator, defaults the command chose, a config file. */
@@ -224,6 +227,14 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
   const publicUrl = problems.take(() => readPublicUrl(env.PUBLIC_URL));
   const subscriptionSecret = problems.take(() => readToken(env, "SUBSCRIPTION_SECRET"));
   const trustProxy = problems.take(() => readBoolean(env, "TRUST_PROXY"));
+  const subscribeLimits: Partial<Record<LimitKind, Limit>> = {};
+  for (const [kind, name] of [
+    ["client", "SUBSCRIBE_LIMIT_CLIENT"],
+    ["email", "SUBSCRIBE_LIMIT_EMAIL"],
+  ] as const) {
+    const limit = problems.take(() => readLimit(env, name));
+    if (limit !== undefined) subscribeLimits[kind] = limit;
+  }
   if (dashboard && env.DASHBOARD_TOKEN === undefined) {
     problems.add(
       "DASHBOARD_TOKEN",
@@ -253,7 +264,26 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(subscriptionSecret !== undefined ? { subscriptionSecret } : {}),
     trustProxy: trustProxy ?? false,
+    subscribeLimits,
   };
+}
+
+/** A rate limit, `<count>/<window>` (`10/1h`: ten uses an hour). */
+function readLimit(env: Record<string, string>, name: string): Limit | undefined {
+  const text = set(env[name]);
+  if (text === undefined) return undefined;
+  const match = /^(\d+)\s*\/\s*(\S+)$/.exec(text);
+  const example = "write <count>/<window>, e.g. 10/1h (ten an hour) or 3/1d";
+  if (!match) throw new ConfigError(name, `"${text}" is not a limit; ${example}`);
+  const count = Number(match[1]);
+  if (count < 1 || !Number.isSafeInteger(count)) {
+    throw new ConfigError(name, `the count must be at least 1, got "${text}"; ${example}`);
+  }
+  const windowMs = parseDuration(match[2] as string, name);
+  if (windowMs < 1000) {
+    throw new ConfigError(name, `the window must be at least 1s, got "${text}"; ${example}`);
+  }
+  return { count, windowMs };
 }
 
 /** Host names plain http is allowed to in PUBLIC_URL (as in an email's unsubscribe link). */

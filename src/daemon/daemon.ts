@@ -229,6 +229,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(config.subscriptionKeepMs !== undefined ? { keepMs: config.subscriptionKeepMs } : {}),
         now,
         trustProxy: config.trustProxy,
+        tuning: { limits: config.subscribeLimits },
         onError: (err, what) => log.warn({ err }, what),
       });
     }

@@ -1,7 +1,7 @@
 /**
  * The passenger pages' variables: PUBLIC_URL (https, or http on loopback; no query,
  * fragment or credentials; without its trailing slash), SUBSCRIPTION_SECRET (a
- * credential: long enough, printable) and TRUST_PROXY.
+ * credential: long enough, printable), TRUST_PROXY and the subscribe form's rate limits.
  */
 import { describe, expect, it } from "vitest";
 import { readDaemonConfig } from "../../src/config/daemon-config.js";
@@ -63,5 +63,30 @@ describe("the passenger pages' configuration", () => {
     expect(config.trustProxy).toBe(true);
     expect(problemsOf({ SUBSCRIPTION_SECRET: "short" })).toEqual(["SUBSCRIPTION_SECRET"]);
     expect(problemsOf({ TRUST_PROXY: "maybe" })).toEqual(["TRUST_PROXY"]);
+  });
+
+  it("takes the subscribe form's rate limits as <count>/<window>, each naming its variable when wrong", () => {
+    expect(readDaemonConfig(BASE).subscribeLimits).toEqual({});
+    expect(
+      readDaemonConfig({
+        ...BASE,
+        SUBSCRIBE_LIMIT_CLIENT: "30/10m",
+        SUBSCRIBE_LIMIT_EMAIL: " 5 / 2d ",
+      }).subscribeLimits,
+    ).toEqual({
+      client: { count: 30, windowMs: 600_000 },
+      email: { count: 5, windowMs: 2 * 86_400_000 },
+    });
+    for (const bad of ["10", "ten/1h", "0/1h", "10/500ms", "10/1 hour", "-1/1h", "10/"]) {
+      expect(problemsOf({ SUBSCRIBE_LIMIT_EMAIL: bad }), bad).toEqual(["SUBSCRIBE_LIMIT_EMAIL"]);
+    }
+    let message = "";
+    try {
+      readDaemonConfig({ ...BASE, SUBSCRIBE_LIMIT_CLIENT: "ten/1h" });
+    } catch (err) {
+      message = String(err);
+    }
+    expect(message).toContain("SUBSCRIBE_LIMIT_CLIENT");
+    expect(message).toContain("e.g. 10/1h");
   });
 });

@@ -115,7 +115,8 @@ describe("the passenger pages in a real browser", () => {
         name: "passenger-browser",
         cast: [departure("KL1870", { gate: "D4", in: "3h", codeshares: ["DL9870"] })],
         rules: "rules: []\n",
-        env: { HTTP_PORT: String(port), PUBLIC_URL: site },
+        // One confirmation email a day per mailbox: the daemon takes the variable.
+        env: { HTTP_PORT: String(port), PUBLIC_URL: site, SUBSCRIBE_LIMIT_EMAIL: "1/1d" },
       });
 
       tl.at("0s")
@@ -202,6 +203,21 @@ describe("the passenger pages in a real browser", () => {
 
       // After she unsubscribed: nothing (the timeline fails on any delivery it did not expect).
       tl.at("20s").gate("KL1870", "D8");
+
+      tl.at("22s").do("Anna's address gets no second confirmation today", async (w) => {
+        await page.goto(`${site}/passenger/subscribe`);
+        await page.getByLabel("Flight number").fill("KL1870");
+        await page
+          .getByLabel("Date of the flight")
+          .fill(w.record("KL1870").scheduleDate as string);
+        await page.getByLabel("Email address").fill("Anna@Example.com");
+        const [answer] = await Promise.all([
+          page.waitForResponse((r) => r.url().endsWith("/passenger/subscribe")),
+          page.getByRole("button", { name: "Follow this flight" }).click(),
+        ]);
+        assert(answer.status()).toBe(429);
+        assert(await page.getByRole("heading").first().textContent()).toMatch(/too many/i);
+      });
 
       const result = await tl.run();
       const mails = result.deliveries.filter((d) => d.to.includes("anna@example.com"));
