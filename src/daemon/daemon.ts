@@ -233,6 +233,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         onError: (err, what) => log.warn({ err }, what),
       });
     }
+    // Passengers' emails without PUBLIC_URL have no unsubscribe link to carry.
+    if (passengers === undefined && delivers && config.email !== undefined) {
+      const subscribed = await ops.zcard(keys.subscriptionFlights);
+      if (subscribed > 0) {
+        log.warn(
+          { flights: subscribed },
+          "passenger subscriptions' emails will carry no unsubscribe link: set PUBLIC_URL to the address passengers reach flightwatch at (the passenger pages serve one-click unsubscribe)",
+        );
+      }
+    }
     // The port first: a port in use (or a bad HTTP_HOST) must fail the start before
     // anything is polled or written.
     if (config.http) {

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../src/daemon/private-redis.js";
+import { redisKeys } from "../../src/store/redis-keys.js";
+import { SubscriptionStore } from "../../src/subscriptions/subscription-store.js";
 import { type CliProcess, spawnCli, testRedisEnv } from "../support/cli-process.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
 import { type LogLine, logLines, waitForLog } from "./run-harness.js";
@@ -226,6 +228,36 @@ describe("flightwatch run: SMTP credentials in clear", () => {
     ]);
     expect(warnings(safe)).toEqual([]);
     expect(JSON.stringify(optedOut)).not.toContain(SMTP_PASSWORD);
+  }, 60_000);
+
+  it("warns at start when passengers' emails would have no unsubscribe link (no PUBLIC_URL)", async () => {
+    const keys = redisKeys(t.prefix);
+    const store = new SubscriptionStore(t.redis, keys, { zone: "Europe/Amsterdam" });
+    const date = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await store.add(
+      [
+        {
+          id: "anna",
+          flight: "KL1001",
+          date,
+          preset: "essentials",
+          channel: { type: "email", to: "anna@example.com" },
+          labels: {},
+          status: "active",
+          createdAt: Date.now(),
+        },
+      ],
+      Date.now(),
+    );
+    const [without, withUrl] = await Promise.all([
+      workerLog({}),
+      workerLog({ PUBLIC_URL: "https://flights.example.com" }),
+    ]);
+    const warnings = (lines: LogLine[]) => lines.filter((l) => /unsubscribe link/.test(l.msg));
+    expect(warnings(without)).toEqual([
+      expect.objectContaining({ level: "warn", msg: expect.stringContaining("set PUBLIC_URL") }),
+    ]);
+    expect(warnings(withUrl)).toEqual([]);
   }, 60_000);
 });
 
