@@ -14,8 +14,8 @@ import { ConfigError, ConfigProblems, renameSettings } from "../errors.js";
 import { type LogLevel, parseLogLevel } from "../log/logger.js";
 import { type OutboundPolicy, readOutboundAllow } from "../outbound/outbound-policy.js";
 import { parseDuration } from "../time/duration.js";
-import type { Limit, LimitKind } from "../web/rate-limit.js";
 import { airportZone, DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import type { Limit, LimitKind } from "../web/rate-limit.js";
 import { type ConfigFileRead, readConfigFileWithLines } from "./config-file.js";
 import { isSecretName } from "./config-variables.js";
 import {

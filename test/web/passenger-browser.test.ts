@@ -207,9 +207,7 @@ describe("the passenger pages in a real browser", () => {
       tl.at("22s").do("Anna's address gets no second confirmation today", async (w) => {
         await page.goto(`${site}/passenger/subscribe`);
         await page.getByLabel("Flight number").fill("KL1870");
-        await page
-          .getByLabel("Date of the flight")
-          .fill(w.record("KL1870").scheduleDate as string);
+        await page.getByLabel("Date of the flight").fill(w.record("KL1870").scheduleDate as string);
         await page.getByLabel("Email address").fill("Anna@Example.com");
         const [answer] = await Promise.all([
           page.waitForResponse((r) => r.url().endsWith("/passenger/subscribe")),
