@@ -30,6 +30,10 @@ import {
 import { normaliseFlightNumber } from "../src/rules/flight-number.js";
 import { deleteByPattern } from "../src/store/redis-connection.js";
 import type { RedisKeys } from "../src/store/redis-keys.js";
+import {
+  type SubscriptionQuery,
+  SubscriptionStore,
+} from "../src/subscriptions/subscription-store.js";
 import { forkBenchChild } from "./bench-child.js";
 import type { Benchmark, Headline } from "./benchmark.js";
 import {
@@ -120,6 +124,33 @@ async function writeFiles(records: readonly Flight[], fanOut: Flight): Promise<F
   await writeFile(files.million, chunks.join(""));
   await writeFile(files.hundredK, hundredK.join(""));
   return files;
+}
+
+/**
+ * The cost of a listing page (100) at the million, by each filter the API and the CLI
+ * take: flight and date read that flight's hash; recipient and label read every
+ * subscription until the page is full (here: one match, so all of them).
+ */
+async function timeListings(redis: Redis, keys: RedisKeys, fanOut: Flight): Promise<void> {
+  const store = new SubscriptionStore(redis, keys, { zone: ZONE });
+  const i = 777_777;
+  const queries: Array<[string, SubscriptionQuery]> = [
+    ["by flight and date", { flight: fanOut.flightName, date: fanOut.scheduleDate }],
+    ["by flight", { flight: fanOut.flightName }],
+    ["by recipient", { recipient: `passenger.${i}@example.com` }],
+    [
+      "by label",
+      { label: { name: "booking", value: `B${(i * 7919).toString(36).toUpperCase()}` } },
+    ],
+  ];
+  for (const [what, query] of queries) {
+    const started = performance.now();
+    const page = await store.list(query, { limit: 100 });
+    const ms = performance.now() - started;
+    console.log(
+      `  list ${what.padEnd(19)} ${fmt(ms).padStart(6)} ms for a page of ${page.subscriptions.length}${page.cursor ? " (more follow)" : ""}`,
+    );
+  }
 }
 
 /** Runs `flightwatch subscriptions import` as a child: wall-clock seconds and peak RSS (MB). */
@@ -368,6 +399,7 @@ export const subscriptionsBenchmark: Benchmark = {
       );
       console.log(`Redis used_memory grew ${fmt(perSub)} B a subscription; by kind of key:`);
       for (const row of await subscriptionFootprint(redis, airport.keys)) console.log(row);
+      await timeListings(redis, airport.keys, fanOut);
 
       // 3 and 4. The daemon with the million, then with the thousand.
       const smtp = await startSmtpChild();

@@ -5,6 +5,7 @@
  * MIME text (email-mime.ts), the same SMTP settings and connection options
  * (`smtpTransportOptions`) — and sent at once, while the passenger waits for the page.
  */
+import { randomBytes } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { domainOf, type EmailMessage, escapeHtml } from "../deliver/email-message.js";
 import { emailMime } from "../deliver/email-mime.js";
@@ -17,7 +18,12 @@ import { type About, wordsOf } from "./page-words.js";
 export interface ConfirmationOptions {
   subscriptionId: string;
   about: About;
-  /** The confirm page's absolute URL (signed). */
+  /**
+   * `confirm` (the default): the link of the confirm page. `already`: the address asked
+   * again for a flight it follows; the link of its flight's status page.
+   */
+  kind?: "confirm" | "already";
+  /** The confirm (or status) page's absolute URL (signed). */
   link: string;
   language: Language;
   /** How long the link works, hours (the words say it). */
@@ -26,10 +32,12 @@ export interface ConfirmationOptions {
   from: string;
 }
 
-/** The confirmation message (pure). */
+/** The confirmation message (the same but for a random part of its Message-ID). */
 export function confirmationMessage(o: ConfirmationOptions): EmailMessage {
   const w = wordsOf(o.language);
-  const text = `${w.mailText(o.about, o.link, o.hours)}\n`;
+  const already = o.kind === "already";
+  const text = `${already ? w.alreadyText(o.about, o.link) : w.mailText(o.about, o.link, o.hours)}\n`;
+  const button = already ? w.alreadyButton : w.mailButton;
   const html = [
     "<!DOCTYPE html>",
     `<html lang="${o.language}"><head><meta charset="utf-8"></head>`,
@@ -39,7 +47,7 @@ export function confirmationMessage(o: ConfirmationOptions): EmailMessage {
       .split("\n\n")
       .map((para) =>
         para.includes(o.link)
-          ? `<p>${escapeHtml(para.replace(o.link, "").trim())}<br>\n<a href="${escapeHtml(o.link)}" style="display: inline-block; margin-top: 0.5em; padding: 0.6em 1.2em; background: #0b57d0; color: #ffffff; font-weight: bold; text-decoration: none; border-radius: 4px">${escapeHtml(w.mailButton)}</a></p>`
+          ? `<p>${escapeHtml(para.replace(o.link, "").trim())}<br>\n<a href="${escapeHtml(o.link)}" style="display: inline-block; margin-top: 0.5em; padding: 0.6em 1.2em; background: #0b57d0; color: #ffffff; font-weight: bold; text-decoration: none; border-radius: 4px">${escapeHtml(button)}</a></p>`
           : `<p>${escapeHtml(para).replace(/\n/g, "<br>\n")}</p>`,
       ),
     "</body></html>",
@@ -48,10 +56,11 @@ export function confirmationMessage(o: ConfirmationOptions): EmailMessage {
   return {
     from: o.from,
     to: o.about.email,
-    subject: w.mailSubject(o.about.flight, o.about.date),
+    subject: (already ? w.alreadySubject : w.mailSubject)(o.about.flight, o.about.date),
     text,
     html,
-    messageId: `<confirm-${o.subscriptionId}@${domainOf(o.from)}>`,
+    // Each send its own Message-ID: a mailbox may drop a second message with the same one.
+    messageId: `<${already ? "already" : "confirm"}-${o.subscriptionId}.${randomBytes(6).toString("hex")}@${domainOf(o.from)}>`,
     inReplyTo: "",
     references: "",
     headers: {

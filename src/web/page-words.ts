@@ -92,6 +92,10 @@ export interface PageWords {
   mailSubject: (flight: string, date: string) => string;
   mailText: (a: About, link: string, hours: number) => string;
   mailButton: string;
+  /** The email to an address that asks again for a flight it already follows. */
+  alreadySubject: (flight: string, date: string) => string;
+  alreadyText: (a: About, link: string) => string;
+  alreadyButton: string;
 }
 
 const EN: PageWords = {
@@ -191,6 +195,20 @@ const EN: PageWords = {
       `If it was not you, ignore this email: nothing more will be sent. The link works for ${hours} hours.`,
     ].join("\n"),
   mailButton: "Confirm",
+  alreadySubject: (flight, date) => `You already follow ${flight} on ${date}`,
+  alreadyText: (a, link) =>
+    [
+      "Hello,",
+      "",
+      `Someone, hopefully you, asked again for email updates about flight ${a.flight} on ${a.date}.`,
+      "This address gets them already: nothing has changed, and you will not get them twice.",
+      "",
+      "The flight's status, and a way to stop the updates, are on this page:",
+      link,
+      "",
+      "If it was not you, ignore this email.",
+    ].join("\n"),
+  alreadyButton: "See the flight",
 };
 
 const NL: PageWords = {
@@ -292,6 +310,20 @@ const NL: PageWords = {
       `Was jij het niet? Negeer dan deze e-mail: we sturen niets meer. De link werkt ${hours} uur.`,
     ].join("\n"),
   mailButton: "Bevestigen",
+  alreadySubject: (flight, date) => `Je volgt ${flight} op ${date} al`,
+  alreadyText: (a, link) =>
+    [
+      "Hallo,",
+      "",
+      `Iemand, hopelijk jij, heeft opnieuw e-mailberichten gevraagd over vlucht ${a.flight} op ${a.date}.`,
+      "Dit adres krijgt ze al: er verandert niets, en je krijgt ze niet dubbel.",
+      "",
+      "De status van de vlucht, en een manier om de berichten te stoppen, staan op deze pagina:",
+      link,
+      "",
+      "Was jij het niet? Negeer dan deze e-mail.",
+    ].join("\n"),
+  alreadyButton: "Bekijk de vlucht",
 };
 
 const WORDS: Readonly<Record<Language, PageWords>> = { en: EN, nl: NL };

@@ -187,17 +187,24 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     const to = subscription.channel.type === "email" ? subscription.channel.to : "";
     const address = await limiter.take("email", mailboxOf(to));
     if (!address.allowed) return tooMany(language, w.tooManyToEmail, address.retryAfterMs);
-    if (!(await pending.add(subscription, at))) {
+    // Asked before for this flight and date: no second subscription. A pending one gets
+    // its confirmation again, an active one an email saying so — and the page says the
+    // same as for a new one, so the form tells no stranger who follows what.
+    const earlier = await sameMailbox(subscription);
+    if (earlier === undefined && !(await pending.add(subscription, at))) {
       return subscribePage(422, language, values, {
         date: w.dateOutOfRange(dates().min, dates().max),
       });
     }
-    const mailLanguage = subscription.language ?? language;
+    const target = earlier ?? subscription;
+    const mailLanguage = target.language ?? language;
+    const active = target.status === "active";
     const sent = await mailer.send(
       confirmationMessage({
-        subscriptionId: subscription.id,
-        about: about(subscription, mailLanguage),
-        link: options.links.url("confirm", subscription),
+        subscriptionId: target.id,
+        about: about(target, mailLanguage),
+        kind: active ? "already" : "confirm",
+        link: options.links.url(active ? "status" : "confirm", target),
         language: mailLanguage,
         hours,
         from: options.from,
@@ -206,7 +213,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     );
     if (sent.outcome !== "sent") {
       // Nothing was confirmed or will be: no trace of it is kept.
-      await store.remove(subscription.id);
+      if (earlier === undefined) await store.remove(subscription.id);
       report(new Error(sent.detail ?? sent.outcome), "a confirmation email was not sent");
       if (sent.outcome === "refused") {
         return subscribePage(422, language, values, { email: w.emailRefused });
@@ -221,6 +228,31 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
       paragraphs(w.sent(a), w.sentNothingElse(hours)),
       queryFor,
     );
+  }
+
+  /**
+   * The pending or active email subscription to the same flight number and date whose
+   * address reaches the same mailbox as `s`'s, if any.
+   */
+  async function sameMailbox(s: Subscription): Promise<Subscription | undefined> {
+    if (s.channel.type !== "email") return undefined;
+    const mailbox = mailboxOf(s.channel.to);
+    let cursor: string | undefined;
+    do {
+      const page = await store.list(
+        { flight: s.flight, date: s.date },
+        { limit: 1000, ...(cursor !== undefined ? { cursor } : {}) },
+      );
+      const found = page.subscriptions.find(
+        (o) =>
+          (o.status === "active" || (o.status === "pending" && pending.confirmable(o, now()))) &&
+          o.channel.type === "email" &&
+          mailboxOf(o.channel.to) === mailbox,
+      );
+      if (found) return found;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    return undefined;
   }
 
   /**

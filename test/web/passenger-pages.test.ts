@@ -270,6 +270,49 @@ describe("the passenger pages", () => {
     expect(smtp.messages).toHaveLength(1);
   });
 
+  it("make no second subscription for a mailbox that asks again, and say the same either way", async () => {
+    await start({ tuning: { limits: { email: { count: 10, windowMs: DAY } } } });
+    const first = await subscribe(anna);
+    // Asked again, spelled otherwise (one mailbox), before confirming: the same subscription, its link again.
+    const again = await subscribe({ ...anna, flight: "KL1001", email: "Anna+trip@Example.com" });
+    expect(again.status).toBe(200);
+    expect(again.body).toBe(first.body.replace("anna@example.com", "Anna+trip@Example.com"));
+    expect(await all()).toHaveLength(1);
+    const [pending] = await all();
+    expect(smtp.messages.map((m) => m.headers["x-flightwatch-confirmation"])).toEqual([
+      pending?.id,
+      pending?.id,
+    ]);
+    // Two messages, two Message-IDs (a mailbox may drop a repeated one).
+    expect(new Set(smtp.messages.map((m) => m.headers["message-id"])).size).toBe(2);
+    expect(smtp.messages[1]?.to).toEqual(["anna@example.com"]);
+    const link = confirmLink();
+    await call(link, form({}));
+    expect((await store.get(pending?.id as string))?.status).toBe("active");
+
+    // Asked again once active: still one subscription, and an email saying she has it.
+    const third = await subscribe(anna);
+    expect(third.status).toBe(200);
+    expect(third.body).toBe(first.body);
+    expect(await all()).toHaveLength(1);
+    const already = smtp.messages.at(-1);
+    expect(already?.headers.subject).toMatch(/^You already follow KL1001 on /);
+    const text = already?.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=") ?? "";
+    const status = new RegExp(`${PUBLIC_URL}/passenger/flight\\?t=[A-Za-z0-9_.-]+`).exec(text);
+    expect(status).not.toBeNull();
+    expect((await call(pathOf(status?.[0] as string))).body).toContain(
+      "Updates go to anna@example.com",
+    );
+
+    // Another address, or another date, is another subscription.
+    await subscribe({ ...anna, email: "ben@example.com" });
+    expect(await all()).toHaveLength(2);
+    // Unsubscribed, she may subscribe anew.
+    await store.setStatus(pending?.id as string, "unsubscribed");
+    await subscribe(anna);
+    expect((await all()).filter((x) => x.status === "pending")).toHaveLength(2);
+  });
+
   it("refuse links that were changed or made for another page", async () => {
     await start();
     await store.add([active("ben", { status: "pending" })], clock.now);
