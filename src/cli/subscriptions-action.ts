@@ -47,6 +47,7 @@ import type { AddFlags, ExportFlags, ImportFlags, ListFlags } from "./subscripti
 const FLAG_OF: Readonly<Record<string, string>> = {
   flight: "--flight",
   date: "--date",
+  direction: "--direction",
   email: "--email",
   webhook: "--webhook",
   preset: "--preset",
@@ -60,6 +61,7 @@ export async function addSubscription(flags: AddFlags): Promise<void> {
   const input: SubscriptionInput = {
     flight: flags.flight,
     date: flags.date,
+    ...(flags.direction !== undefined ? { direction: flags.direction } : {}),
     ...(flags.email !== undefined ? { email: flags.email } : {}),
     ...(flags.webhook !== undefined ? { webhook: flags.webhook } : {}),
     ...(flags.secret !== undefined ? { secret: flags.secret } : {}),

@@ -32,6 +32,7 @@ export interface AddFlags {
   webhook?: string;
   secret?: string;
   language?: string;
+  direction?: string;
   preset?: string;
   changes?: string;
   label?: string[];
@@ -84,6 +85,10 @@ export function registerSubscriptionsCommand(program: Command): void {
       "flight number: the operating one or any codeshare (KL1001)",
     )
     .requiredOption("--date <yyyy-MM-dd>", "the flight's schedule date, local to the airport")
+    .option(
+      "--direction <departure|arrival>",
+      "only the departure, or only the arrival, of that number on that date (default: both)",
+    )
     .option("--email <address>", "send to this address")
     .option("--webhook <url>", "or POST signed JSON to this URL (an app backend)")
     .option("--secret <secret>", "with --webhook: the signing secret (Standard Webhooks)")

@@ -275,6 +275,12 @@ export function openApiDocument(): Record<string, unknown> {
               format: "date",
               description: "The flight's schedule date, local to the airport.",
             },
+            direction: {
+              type: "string",
+              enum: ["departure", "arrival"],
+              description:
+                "Only the departure, or only the arrival, of that number on that date (a number may do both, e.g. a codeshare). Absent: both.",
+            },
             email: { type: "string", format: "email" },
             webhook: {
               type: "string",
@@ -314,6 +320,7 @@ export function openApiDocument(): Record<string, unknown> {
               pattern: "^([A-Z]{3}|[A-Z][A-Z0-9]|[0-9][A-Z])\\d{1,4}[A-Z]?$",
             },
             date: { type: "string", format: "date" },
+            direction: { type: "string", enum: ["departure", "arrival"] },
             preset: { type: "string" },
             changes: CHANGES,
             email: { type: "string" },

@@ -13,6 +13,7 @@ import { suggestionHint } from "../rules/read/did-you-mean.js";
 import {
   INPUT_FIELDS,
   type Subscription,
+  type SubscriptionDirection,
   type SubscriptionInput,
   type SubscriptionStatus,
 } from "../subscriptions/subscription.js";
@@ -21,13 +22,14 @@ import {
 export const CREATE_FIELDS = INPUT_FIELDS;
 
 /** Fields that must be JSON strings when given (the checks see to the others' types). */
-const TEXT_FIELDS = ["email", "webhook", "secret", "preset", "language"] as const;
+const TEXT_FIELDS = ["direction", "email", "webhook", "secret", "preset", "language"] as const;
 
 /** A subscription as the API shows it. */
 export interface SubscriptionView {
   id: string;
   flight: string;
   date: string;
+  direction?: SubscriptionDirection;
   preset?: string;
   changes?: unknown[];
   email?: string;
@@ -83,6 +85,7 @@ export function viewOf(s: Subscription, expiresAtMs: number): SubscriptionView {
     id: s.id,
     flight: s.flight,
     date: s.date,
+    ...(s.direction !== undefined ? { direction: s.direction } : {}),
     ...(s.preset !== undefined ? { preset: s.preset } : {}),
     ...(s.changes !== undefined ? { changes: s.changes } : {}),
     ...(s.channel.type === "email" ? { email: s.channel.to } : { webhook: s.channel.url }),

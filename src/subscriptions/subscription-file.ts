@@ -224,6 +224,7 @@ function lineFields(s: Subscription, withSecrets: boolean): Record<string, unkno
     id: s.id,
     flight: s.flight,
     date: s.date,
+    ...(s.direction !== undefined ? { direction: s.direction } : {}),
     ...channel,
     ...(s.changes !== undefined ? { changes: s.changes } : { preset: s.preset }),
     ...(Object.keys(s.labels).length > 0 ? { labels: s.labels } : {}),

@@ -42,6 +42,14 @@ export const PRESETS: Readonly<Record<string, readonly unknown[]>> = {
 /** The preset used when a subscription names neither a preset nor changes. */
 export const DEFAULT_PRESET = "essentials";
 
+/**
+ * Which of a number's flights on the date: the departure or the arrival. A number may
+ * do both on one date (a codeshare sold on an inbound and an outbound flight, a flight
+ * that lands and leaves again); without a direction a subscription follows both.
+ */
+export const DIRECTIONS = ["departure", "arrival"] as const;
+export type SubscriptionDirection = (typeof DIRECTIONS)[number];
+
 /** Where a subscription's notifications go. */
 export type SubscriptionChannel =
   | { type: "email"; to: string }
@@ -54,6 +62,8 @@ export interface Subscription {
   flight: string;
   /** The local schedule date, `yyyy-MM-dd`. */
   date: string;
+  /** Only the departure, or only the arrival, of that number on that date; absent: both. */
+  direction?: SubscriptionDirection;
   /** A named preset (PRESETS), or… */
   preset?: string;
   /** …change selectors as rule files write them. */
@@ -74,6 +84,7 @@ export interface Subscription {
 export const INPUT_FIELDS = [
   "flight",
   "date",
+  "direction",
   "email",
   "webhook",
   "secret",
@@ -87,6 +98,7 @@ export const INPUT_FIELDS = [
 export interface SubscriptionInput {
   flight?: unknown;
   date?: unknown;
+  direction?: unknown;
   preset?: unknown;
   changes?: unknown;
   email?: unknown;
@@ -177,6 +189,13 @@ export function checkSubscription(
         : `${JSON.stringify(input.date)} is not a date: write yyyy-MM-dd, such as 2026-11-21`,
     );
   }
+  const direction = input.direction === undefined ? undefined : directionOf(input.direction);
+  if (direction === null) {
+    problem(
+      "direction",
+      `${JSON.stringify(input.direction)} is not a direction: departure or arrival (or leave it out for both)`,
+    );
+  }
   let preset: string | undefined;
   let changes: unknown[] | undefined;
   if (input.changes !== undefined) {
@@ -224,6 +243,7 @@ export function checkSubscription(
     id,
     flight,
     date,
+    ...(direction ? { direction } : {}),
     ...(preset !== undefined ? { preset } : {}),
     ...(changes !== undefined ? { changes } : {}),
     channel,
@@ -236,6 +256,15 @@ export function checkSubscription(
   const read = readAsRule(subscription, context);
   if ("problems" in read) return { problems: read.problems };
   return { subscription };
+}
+
+/** A direction as written (`departure`, `arrival`, `D`, `A`, any case); null when it is none. */
+function directionOf(value: unknown): SubscriptionDirection | null {
+  if (typeof value !== "string") return null;
+  const text = value.trim().toLowerCase();
+  if (text === "departure" || text === "d") return "departure";
+  if (text === "arrival" || text === "a") return "arrival";
+  return null;
 }
 
 function checkLabels(
@@ -299,7 +328,11 @@ function readAsRule(
         // The reader wants a file's kind of id; the subscription's own replaces it.
         id: "subscription",
         labels: s.labels,
-        flights: { flight: [s.flight], schedule: { from: s.date, to: s.date } },
+        flights: {
+          flight: [s.flight],
+          schedule: { from: s.date, to: s.date },
+          ...(s.direction !== undefined ? { direction: s.direction } : {}),
+        },
         changes: s.changes ?? PRESETS[s.preset ?? DEFAULT_PRESET],
         channels: [channel],
         ...(s.language !== undefined ? { language: s.language } : {}),

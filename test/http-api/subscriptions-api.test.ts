@@ -57,6 +57,22 @@ describe("the subscriptions API", () => {
     expect(JSON.stringify(refused.json)).toContain('"field":"language"');
   });
 
+  it("takes a direction, shows it, and refuses one that is none", async () => {
+    const created = await api.call("POST", "/api/v1/subscriptions", {
+      body: emailBody({ direction: "arrival" }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.direction).toBe("arrival");
+    expect((await api.store.get(created.json.id as string))?.direction).toBe("arrival");
+    for (const direction of ["inbound", 1]) {
+      const refused = await api.call("POST", "/api/v1/subscriptions", {
+        body: emailBody({ direction }),
+      });
+      expect(refused.status).toBe(422);
+      expect(JSON.stringify(refused.json)).toContain('"field":"direction"');
+    }
+  });
+
   it("keeps a webhook's secret for signing but never shows it", async () => {
     const created = await api.call("POST", "/api/v1/subscriptions", {
       body: {

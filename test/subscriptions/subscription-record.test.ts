@@ -49,11 +49,13 @@ const subscription: fc.Arbitrary<Subscription> = fc
     createdAt: fc.integer({ min: 0, max: 2 ** 50 }),
     // English is the default: a subscription in English has no language.
     language: fc.constantFrom(undefined, "nl" as const),
+    direction: fc.constantFrom(undefined, "departure" as const, "arrival" as const),
   })
-  .map(({ what, language, ...rest }) => ({
+  .map(({ what, language, direction, ...rest }) => ({
     ...rest,
     ...what,
     ...(language !== undefined ? { language } : {}),
+    ...(direction !== undefined ? { direction } : {}),
   }));
 
 describe("a subscription's stored text", () => {

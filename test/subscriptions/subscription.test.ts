@@ -111,6 +111,30 @@ describe("a subscription", () => {
     expect(takes(s, changeEvent({ flight: { flightNames: ["KL0602"] } }))).toBe(false);
   });
 
+  it("with a direction, takes only that one of its number's flights on its date", () => {
+    const base = { flight: "DL9341", date: "2026-11-21", email: "anna@example.com" };
+    const arrival = { key: "A:2026-11-21:KL602", direction: "A" as const };
+    const out = made({ ...base, direction: "departure" });
+    expect(out.direction).toBe("departure");
+    expect(takes(out, changeEvent())).toBe(true);
+    expect(takes(out, changeEvent({ flight: arrival }))).toBe(false);
+    const inbound = made({ ...base, direction: " A " });
+    expect(inbound.direction).toBe("arrival");
+    expect(takes(inbound, changeEvent())).toBe(false);
+    expect(takes(inbound, changeEvent({ flight: arrival }))).toBe(true);
+    // Without one: both.
+    const both = made(base);
+    expect(both.direction).toBeUndefined();
+    expect(takes(both, changeEvent()) && takes(both, changeEvent({ flight: arrival }))).toBe(true);
+    expect(problems({ ...base, direction: "outbound" })).toEqual([
+      {
+        field: "direction",
+        message: '"outbound" is not a direction: departure or arrival (or leave it out for both)',
+      },
+    ]);
+    expect(problems({ ...base, direction: 1 }).map((p) => p.field)).toEqual(["direction"]);
+  });
+
   it("with the essentials, hears a gate, boarding, a 15-minute delay, a cancellation — not a 10-minute delay or a terminal", () => {
     const s = made({ flight: "KL601", date: "2026-11-21", email: "anna@example.com" });
     const late = (minutes: number) =>
