@@ -207,15 +207,8 @@ export class DeliveryWorkers {
     }
     // After the turn: the job's data may have taken in what it superseded.
     const { notification } = job.data;
-    if (turn.kind === "superseded") {
-      await this.#record({
-        ...baseRecord(job.data, attempt, this.#now()),
-        result: "superseded",
-        detail: turn.detail,
-      });
-      await this.#done(notification, false);
-      return { superseded: true };
-    }
+    if (turn.kind === "superseded")
+      return this.#notSent(job.data, attempt, "superseded", turn.detail);
     // Sent by this process already, but the record or the job's completion failed (Redis
     // refusing writes, its memory full): the job came back (started again, unlike a job
     // an operator sends again, whose attempts are reset). Done, not sent again.
@@ -231,13 +224,7 @@ export class DeliveryWorkers {
       throw new DelayedError();
     }
     if (outcome.status === "cancelled") {
-      await this.#record({
-        ...baseRecord(job.data, attempt, this.#now()),
-        result: "cancelled",
-        detail: outcome.detail,
-      });
-      await this.#done(notification, false);
-      return { cancelled: true };
+      return this.#notSent(job.data, attempt, "cancelled", outcome.detail);
     }
     const record = baseRecord(job.data, attempt, this.#now());
     if (outcome.status !== "delivered") {
@@ -285,6 +272,18 @@ export class DeliveryWorkers {
     }
     await this.#record({ ...record, result: "retrying" });
     throw new RetryLaterError(`${outcome.reason}: ${outcome.detail}`, outcome.retryAfterMs);
+  }
+
+  /** Ends a notification that is not to be sent (superseded, cancelled): recorded, out of its order. */
+  async #notSent(
+    data: DeliveryJob,
+    attempt: number,
+    result: "superseded" | "cancelled",
+    detail: string,
+  ): Promise<{ superseded: true } | { cancelled: true }> {
+    await this.#record({ ...baseRecord(data, attempt, this.#now()), result, detail });
+    await this.#done(data.notification, false);
+    return result === "superseded" ? { superseded: true } : { cancelled: true };
   }
 
   /**
