@@ -10,6 +10,7 @@ import { maskSecrets } from "../log/mask-secrets.js";
 import { VERSION } from "../version.js";
 import { registerApiCommand } from "./api-command.js";
 import { registerApiKeysCommand } from "./api-keys-command.js";
+import { registerChannelsCommand } from "./channels-command.js";
 import { registerConfigCommand } from "./config-command.js";
 import { registerDeliveriesCommand } from "./deliveries-command.js";
 import { exitCodeOf, usageExit } from "./exit-codes.js";
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerWatchCommand(program);
   registerRulesCommand(program);
   registerDeliveriesCommand(program);
+  registerChannelsCommand(program);
   registerSubscriptionsCommand(program);
   registerApiKeysCommand(program);
   return program;

@@ -158,7 +158,8 @@ export async function runRulesTest(
  * variables that went into a URL or secret or are named like a credential, and every
  * credential shape maskSecrets knows (passwords in URLs, Slack webhook paths, tokens).
  */
-function maskerFor(load: RuleLoad, vars: RuleVariables): TextMasker {
+/** Masks what the rules and their variables hold that is secret, in text to print. */
+export function maskerFor(load: RuleLoad, vars: RuleVariables): TextMasker {
   const secrets = load.rules.flatMap((rule) =>
     rule.channels.flatMap((c) => (c.type === "webhook" && c.secret ? [c.secret] : [])),
   );

@@ -293,7 +293,7 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
  * PUBLIC_URL: an https URL (plain http on loopback only, for testing), with no query,
  * fragment or credentials; returned without its trailing slash.
  */
-function readPublicUrl(value: string | undefined): string | undefined {
+export function readPublicUrl(value: string | undefined): string | undefined {
   const text = set(value);
   if (text === undefined) return undefined;
   const example =

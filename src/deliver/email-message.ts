@@ -101,6 +101,7 @@ export function emailMessage(
     // The key holds the upstream's main flight number, which nothing bounds either.
     "X-Flightwatch-Flight": clipText(alert.flight.key, EMAIL_SUBJECT_CHARS),
   };
+  if (alert.test) headers["X-Flightwatch-Test"] = "true";
   if (unsubscribe !== undefined) {
     headers["List-Unsubscribe"] = `<${unsubscribe}>`;
     headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
@@ -109,7 +110,7 @@ export function emailMessage(
     from,
     to: recipient,
     subject: clipText(
-      oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone, cut)),
+      `${alert.test ? "TEST — " : ""}${oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone, cut))}`,
       EMAIL_SUBJECT_CHARS,
     ),
     text: textPart(headline, changes, footer, unsubscribe, words),

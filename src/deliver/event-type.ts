@@ -38,6 +38,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export const GENERAL_EVENT_TYPE = "flight.changed";
 
+/** The type of a test event (`flightwatch channels test`): no flight changed. */
+export const TEST_EVENT_TYPE = "flightwatch.test";
+
 /** Event type per change kind; `state` and `flight` depend on the change (see `changeEventType`). */
 const KIND_TYPES: Readonly<Record<Exclude<ChangeKind, "state" | "flight">, EventType>> = {
   gate: "flight.gate.changed",

@@ -179,7 +179,9 @@ function headerText(alert: Alert): string {
   const places =
     route.length === 0 ? "" : `${flight.direction === "A" ? " from" : " to"} ${route.join(", ")}`;
   // A header is one line, and Slack refuses an empty one.
-  return `${flight.mainFlight}${names}${places}`.replace(/\s+/g, " ").trim() || "Flight update";
+  const text =
+    `${flight.mainFlight}${names}${places}`.replace(/\s+/g, " ").trim() || "Flight update";
+  return alert.test ? `TEST — ${text}` : text;
 }
 
 /** Sections of at most ten `*label:* old → new` fields, as many as the block limit allows. */

@@ -13,7 +13,7 @@ import { describeAlert } from "../render/alert-text.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
 import { formatApiDateTime } from "../time/local-time.js";
 import type { SendContext } from "./channel-sender.js";
-import { alertEventType } from "./event-type.js";
+import { alertEventType, TEST_EVENT_TYPE } from "./event-type.js";
 import type { Notification } from "./notification.js";
 
 /** What rendering needs besides the notification: the live rule and the airport zone. */
@@ -37,7 +37,8 @@ export function webhookMessage(
   context: WebhookMessageContext,
 ): WebhookMessage {
   const alert = notification.alert;
-  const type = alertEventType(alert.changes);
+  // A receiver that acts on flight events must not act on a test.
+  const type = alert.test ? TEST_EVENT_TYPE : alertEventType(alert.changes);
   const data = webhookData(notification, context);
   // Orders a rule's notifications about a flight (see Alert.sequence); receivers that
   // get them out of order keep the highest.
@@ -85,6 +86,7 @@ export function webhookData(notification: Notification, context: WebhookMessageC
     changes: alert.changes.map((change) => changeData(change, zone)),
     openedAt: new Date(alert.openedAt).toISOString(),
     decidedAt: new Date(alert.decidedAt).toISOString(),
+    ...(alert.test ? { test: true } : {}),
   };
 }
 

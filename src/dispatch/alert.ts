@@ -36,4 +36,10 @@ export interface Alert {
    * rules about one observation share it. (Absent in alerts decided before it existed.)
    */
   sequence?: number;
+  /**
+   * A sample made by `flightwatch channels test`: no flight changed. Every channel says
+   * so (a `TEST` mark in subjects and headlines, the webhook event type
+   * `flightwatch.test`).
+   */
+  test?: true;
 }

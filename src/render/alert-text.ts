@@ -215,7 +215,8 @@ function timeNote(change: AlertChange, p: Phrases): string {
 export function describeAlert(alert: Alert, zone: string, options: TextOptions = {}): string {
   const text: TextOptions = { ...options, current: options.current ?? alert.current };
   const flight = describeFlight(alert.flight, text.current?.route, zone, text);
-  return `${flight}: ${alert.changes.map((c) => describeChange(c, zone, text)).join("; ")}`;
+  const described = `${flight}: ${alert.changes.map((c) => describeChange(c, zone, text)).join("; ")}`;
+  return alert.test ? `${phrasesOf(text.language).test} ${described}` : described;
 }
 
 function timeText(value: ChangeValue | undefined, zone: string): string {

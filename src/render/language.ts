@@ -47,6 +47,8 @@ export interface Phrases {
   /** An email's list of changes, and its unsubscribe link. */
   changes: string;
   unsubscribe: string;
+  /** The mark of a test notification (`flightwatch channels test`), before its headline. */
+  test: string;
 }
 
 const EN: Phrases = {
@@ -127,6 +129,7 @@ const EN: Phrases = {
   departure: "departure",
   changes: "Changes:",
   unsubscribe: "Unsubscribe",
+  test: "TEST — no flight changed; a sample sent by `flightwatch channels test`:",
 };
 
 const NL: Phrases = {
@@ -206,6 +209,7 @@ const NL: Phrases = {
   departure: "vertrek",
   changes: "Wijzigingen:",
   unsubscribe: "Afmelden",
+  test: "TEST — geen vlucht gewijzigd; een voorbeeld, verstuurd met `flightwatch channels test`:",
 };
 
 const PHRASES: Readonly<Record<Language, Phrases>> = { en: EN, nl: NL };

@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EVENT_TYPES } from "../../src/deliver/event-type.js";
+import { EVENT_TYPES, TEST_EVENT_TYPE } from "../../src/deliver/event-type.js";
 import { webhookMessage } from "../../src/deliver/webhook-message.js";
 import { type Change, type ChangeEvent, toChangeEvent } from "../../src/diff/change.js";
 import { diffFields } from "../../src/diff/flight-diff.js";
@@ -84,9 +84,9 @@ const FLIGHT_CHANGES: Change[] = [
 ];
 
 describe("schemas/webhook.schema.json", () => {
-  it("names every event type the daemon sends, in the order of their precedence", () => {
+  it("names every event type the daemon sends, in the order of their precedence, then the test's", () => {
     const defs = webhookSchema().$defs as { eventType: { enum: string[] } };
-    expect(defs.eventType.enum).toEqual([...EVENT_TYPES]);
+    expect(defs.eventType.enum).toEqual([...EVENT_TYPES, TEST_EVENT_TYPE]);
   });
 
   it("matches, closed, every body rendered from changes the differ reports, in both formats", () => {
