@@ -5,6 +5,7 @@
  * It creates nothing in Redis: the daemon's queues are opened read-only (no BullMQ
  * `meta` key), so a listing under a prefix no daemon uses leaves Redis as it was.
  */
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { redisSettingsFromEnv } from "../config/detect-settings.js";
 import {
@@ -12,15 +13,17 @@ import {
   type DeliveryRecord,
   type DisabledEndpoint,
 } from "../deliver/delivery-log.js";
-import { type DeadLetter, DeliveryQueues } from "../deliver/delivery-queues.js";
+import { type DeadLetter, type DeliveryJob, DeliveryQueues } from "../deliver/delivery-queues.js";
 import { InvalidParamError } from "../errors.js";
 import { cleanText } from "../log/clean-text.js";
 import { maskUrl } from "../log/mask-url.js";
+import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { type RedisKeys, redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
-import type { ListFlags, RetryFlags } from "./deliveries-command.js";
+import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
+import type { ListFlags, ReplayFlags, RetryFlags } from "./deliveries-command.js";
 import { EXIT } from "./exit-codes.js";
-import { integer } from "./flag-values.js";
+import { instant, integer } from "./flag-values.js";
 
 /** `deliveries`: the listing, as text or JSON. */
 export async function listDeliveries(flags: ListFlags): Promise<void> {
@@ -74,6 +77,63 @@ export async function retryDeliveries(ids: string[], flags: RetryFlags): Promise
     if (requeued.length === 0 && flags.all) process.stdout.write("no dead letters\n");
     if (missing.length > 0) process.exitCode = EXIT.failure;
   });
+}
+
+/**
+ * `deliveries replay`: sends again, under new ids marked as replays, what was delivered
+ * or dead-lettered in a window and is still kept; `--dry-run` lists it only.
+ */
+export async function replayDeliveries(flags: ReplayFlags): Promise<void> {
+  const zone = process.env.AIRPORT_TIMEZONE?.trim() || DEFAULT_AIRPORT_TIMEZONE;
+  const now = Date.now();
+  const since = instant("--since", flags.since, zone, { now });
+  const until = flags.until === undefined ? now : instant("--until", flags.until, zone, { now });
+  if (until < since) {
+    throw new InvalidParamError("--until", "is before --since: nothing lies between them");
+  }
+  let flight: string | undefined;
+  if (flags.flight !== undefined) {
+    flight = normaliseFlightNumber(flags.flight);
+    if (flight === undefined) {
+      throw new InvalidParamError(
+        "--flight",
+        `"${flags.flight}" is not a flight number, such as KL1001`,
+      );
+    }
+  }
+  await withQueues(async ({ queues }) => {
+    const jobs = await queues.replayable({
+      since,
+      until,
+      ...(flags.rule !== undefined ? { ruleId: flags.rule } : {}),
+      ...(flight !== undefined ? { flight } : {}),
+    });
+    const span = `${new Date(since).toISOString()} to ${new Date(until).toISOString()}`;
+    if (jobs.length === 0) {
+      process.stdout.write(
+        `nothing delivered or dead-lettered from ${span} is kept (delivered notifications are kept a day, dead letters 30 days)\n`,
+      );
+      return;
+    }
+    if (flags.dryRun) {
+      for (const job of jobs) process.stdout.write(`would replay ${describeJob(job)}\n`);
+      process.stdout.write(`${jobs.length} to replay from ${span}; nothing sent (--dry-run)\n`);
+      return;
+    }
+    const ids = await queues.replay(jobs, randomBytes(8).toString("hex"));
+    jobs.forEach((job, i) =>
+      process.stdout.write(`replaying ${describeJob(job)} as ${ids[i] as string}\n`),
+    );
+    process.stdout.write(
+      `${jobs.length} replayed from ${span}: the daemon's workers send them (\`flightwatch deliveries\` shows how it went)\n`,
+    );
+  });
+}
+
+/** `msg_… rule/channel → destination  flight`, as the listing writes a notification. */
+function describeJob(job: DeliveryJob): string {
+  const n = job.notification;
+  return `${n.id} ${n.ruleId}/${n.channel} → ${job.destination}  ${n.alert.flight.key}`;
 }
 
 /** `deliveries enable`: re-enables an endpoint a 410 Gone disabled. */

@@ -21,6 +21,10 @@ Examples:
   $ flightwatch deliveries retry --all
   $ flightwatch deliveries enable ep_4f1c2a9b0e7d
       after fixing a webhook receiver that answered 410 Gone
+  $ flightwatch deliveries replay --since 2h --rule partner-feed --dry-run
+      what the last two hours sent through rule partner-feed (and its dead letters)
+  $ flightwatch deliveries replay --since 2026-11-21T08:00 --until 2026-11-21T10:30 --flight KL1001
+      send again, under new ids marked as replays, what a receiver lost in an outage
 `;
 
 /** Flags of `deliveries`. */
@@ -32,6 +36,15 @@ export interface ListFlags {
 /** Flags of `deliveries retry`. */
 export interface RetryFlags {
   all?: boolean;
+}
+
+/** Flags of `deliveries replay`. */
+export interface ReplayFlags {
+  since: string;
+  until?: string;
+  rule?: string;
+  flight?: string;
+  dryRun?: boolean;
 }
 
 /** The subcommands' work, loaded when one runs. */
@@ -60,6 +73,20 @@ export function registerDeliveriesCommand(program: Command): void {
       (await actions()).retryDeliveries(ids, flags),
     );
 
+  deliveries
+    .command("replay")
+    .description(
+      "send again what was delivered or dead-lettered in a window, under new ids marked as replays",
+    )
+    .requiredOption(
+      "--since <time>",
+      "from: airport-local (2026-11-21T08:00), ISO with an offset, or a duration ago (2h)",
+    )
+    .option("--until <time>", "to (default: now), written as --since")
+    .option("--rule <id>", "only this rule's notifications (sub:<id> for a subscription)")
+    .option("--flight <number>", "only those about this flight number (operating or codeshare)")
+    .option("--dry-run", "list what would be sent again; send nothing")
+    .action(async (flags: ReplayFlags) => (await actions()).replayDeliveries(flags));
   deliveries
     .command("enable")
     .description("re-enable an endpoint that a 410 Gone disabled (then `deliveries retry --all`)")

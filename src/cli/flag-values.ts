@@ -3,6 +3,8 @@
  * the flag. Shared by the subcommands that take numeric flags.
  */
 import { ConfigError } from "../errors.js";
+import { parseDuration } from "../time/duration.js";
+import { fromLocalDateTime } from "../time/local-time.js";
 
 /** An integer from `min` to `max`. */
 export function integer(flag: string, text: string, min: number, max: number): number {
@@ -25,6 +27,29 @@ export function number(
     throw new ConfigError(flag, `"${text}" is not ${want}`);
   }
   return n;
+}
+
+/**
+ * A moment: ISO 8601 with an offset (`2026-11-21T08:00Z`), an airport-local date and
+ * time (`2026-11-21T09:00`, or a date: its start) in `zone`, or — with `ago` — a
+ * duration before `now` (`2h`: two hours ago). Epoch ms.
+ */
+export function instant(flag: string, text: string, zone: string, ago?: { now: number }): number {
+  const trimmed = text.trim();
+  if (ago !== undefined && /^\d+(?:\.\d+)?[a-z]+$/i.test(trimmed)) {
+    return ago.now - parseDuration(trimmed, flag);
+  }
+  const iso = Date.parse(trimmed);
+  if (/[zZ]|[+-]\d\d:?\d\d$/.test(trimmed) && !Number.isNaN(iso)) return iso;
+  const m = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2})?))?$/.exec(trimmed);
+  if (m) {
+    const ms = fromLocalDateTime(`${m[1]}T${m[2] ?? "00:00"}`, zone);
+    if (ms !== undefined) return ms;
+  }
+  throw new ConfigError(
+    flag,
+    `"${text}" is not a time (e.g. 2026-11-21T09:00 local, or ISO with an offset${ago ? ", or 2h for two hours ago" : ""})`,
+  );
 }
 
 /** Range of a 32-bit seed. */

@@ -32,8 +32,9 @@ import type { RuleVariables } from "../rules/read/variable-substitution.js";
 import { describeSchedule } from "../rules/retry-schedule.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
-import { DEFAULT_AIRPORT_TIMEZONE, fromLocalDateTime } from "../time/local-time.js";
+import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { EXIT } from "./exit-codes.js";
+import { instant } from "./flag-values.js";
 import type { CheckFlags, TestFlags } from "./rules-command.js";
 import { endQuietlyWhenReaderGoes } from "./stdout-sink.js";
 
@@ -81,7 +82,7 @@ export async function runRulesTest(
   const dir = rulesDir(dirArg, env);
   endQuietlyWhenReaderGoes();
   const zone = zoneOf(env);
-  const now = flags.now === undefined ? Date.now() : parseNow(flags.now, zone);
+  const now = flags.now === undefined ? Date.now() : instant("--now", flags.now, zone);
   const vars = readRuleVariables(env, flags.varsFile);
   const events = await readEvents(flags, zone);
   const load = await loadRuleDir(dir, { vars, zone, outbound: readOutboundAllow(env) });
@@ -332,18 +333,4 @@ function parseJsonOrLines(text: string, source: string): unknown[] {
       }
     });
   }
-}
-
-function parseNow(text: string, zone: string): number {
-  const iso = Date.parse(text);
-  if (/[zZ]|[+-]\d\d:?\d\d$/.test(text) && !Number.isNaN(iso)) return iso;
-  const m = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2})?))?$/.exec(text.trim());
-  if (m) {
-    const ms = fromLocalDateTime(`${m[1]}T${m[2] ?? "00:00"}`, zone);
-    if (ms !== undefined) return ms;
-  }
-  throw new ConfigError(
-    "--now",
-    `"${text}" is not a time (e.g. 2026-11-21T09:00 local, or ISO with an offset)`,
-  );
 }

@@ -107,8 +107,12 @@ export function orderOf(notification: Notification): string {
     .slice(0, 32);
 }
 
-/** The sequence a notification is ordered by (0 for alerts decided before there was one). */
-export const sequenceOf = (notification: Notification): number => notification.alert.sequence ?? 0;
+/**
+ * The sequence a notification is ordered by: 0 for alerts decided before there was one,
+ * and for replays, which are sent again on purpose and so are never stale.
+ */
+export const sequenceOf = (notification: Notification): number =>
+  notification.replayOf === undefined ? (notification.alert.sequence ?? 0) : 0;
 
 /** The orders of every (rule, flight, channel), in Redis. */
 export class DeliveryOrder {

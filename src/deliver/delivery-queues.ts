@@ -6,13 +6,14 @@
  * adds nothing. Failed jobs are the dead letters: they keep their reason and can be
  * sent again under the same id.
  */
-import { type Job, Queue } from "bullmq";
+import { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { attemptsOf, type RetrySchedule } from "../rules/retry-schedule.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { DeliveryOrder } from "./delivery-order.js";
-import type { ChannelType, Notification } from "./notification.js";
+import { type ChannelType, type Notification, notificationId } from "./notification.js";
 import type { DeliveryFailureReason } from "./send-outcome.js";
 
 /** How long a notification id is not enqueued again (and its order kept), by default: 3 days. */
@@ -185,6 +186,56 @@ export class DeliveryQueues {
     return { requeued, missing };
   }
 
+  /**
+   * What can be sent again: the notifications delivered (completed jobs, but not those
+   * superseded or cancelled, which were never sent) or dead-lettered whose job ended
+   * between `since` and `until` (epoch ms) and is still kept — of one rule, or about one
+   * flight number (operating or codeshare, normal form), when asked — oldest first.
+   */
+  async replayable(window: ReplayWindow): Promise<DeliveryJob[]> {
+    const found: { job: Job<DeliveryJob>; at: number }[] = [];
+    for (const type of CHANNEL_TYPES) {
+      const queue = this.queue(type);
+      for (const state of ["completed", "failed"] as const) {
+        // BullMQ scores finished jobs by when they finished.
+        const ids = await this.#connection.zrangebyscore(
+          queue.toKey(state),
+          window.since,
+          window.until,
+        );
+        for (let i = 0; i < ids.length; i += REPLAY_READ_BATCH) {
+          const jobs = await Promise.all(
+            ids.slice(i, i + REPLAY_READ_BATCH).map((id) => Job.fromId<DeliveryJob>(queue, id)),
+          );
+          for (const job of jobs) {
+            if (job === undefined || !replayWanted(job, state, window)) continue;
+            found.push({ job, at: job.finishedOn ?? job.timestamp });
+          }
+        }
+      }
+    }
+    return found.sort((a, b) => a.at - b.at).map(({ job }) => job.data);
+  }
+
+  /**
+   * Sends notifications again under new ids, marked as replays of theirs (each run of a
+   * replay makes new ids: `run` tells them apart). Resolves to the new notification ids.
+   */
+  async replay(jobs: readonly DeliveryJob[], run: string): Promise<string[]> {
+    const replays = jobs.map((job): DeliveryJob => {
+      const original = job.notification;
+      const notification = {
+        ...original,
+        id: notificationId(`${original.id}\nreplay\n${run}`, original.channel),
+        replayOf: original.replayOf ?? original.id,
+      };
+      // Every recipient again (a retry's `recipients` were those still to go then).
+      return { notification, retry: job.retry, destination: job.destination };
+    });
+    await this.enqueue(replays);
+    return replays.map((job) => job.notification.id);
+  }
+
   /** Jobs waiting, active, delayed, delivered (kept) and dead, per channel type. */
   async counts(): Promise<Record<ChannelType, Record<string, number>>> {
     const entries = await Promise.all(
@@ -272,6 +323,37 @@ export class DeliveryQueues {
     }
     return undefined;
   }
+}
+
+/** Which finished notifications `replayable` takes. */
+export interface ReplayWindow {
+  /** Epoch ms, both inclusive. */
+  since: number;
+  until: number;
+  ruleId?: string;
+  /** A flight number in normal form (`KL1001`): the operating one or any codeshare. */
+  flight?: string;
+}
+
+/** Jobs read from Redis at a time while looking for what to replay. */
+const REPLAY_READ_BATCH = 100;
+
+function replayWanted(
+  job: Job<DeliveryJob>,
+  state: "completed" | "failed",
+  window: ReplayWindow,
+): boolean {
+  const n = job.data?.notification;
+  if (n === undefined) return false;
+  // Completed but never sent: superseded by a newer one, or its subscription ended.
+  const returned = job.returnvalue as { superseded?: boolean; cancelled?: boolean } | null;
+  if (state === "completed" && (returned?.superseded || returned?.cancelled)) return false;
+  if (window.ruleId !== undefined && n.ruleId !== window.ruleId) return false;
+  if (window.flight !== undefined) {
+    const names = [n.alert.flight.mainFlight, ...n.alert.flight.flightNames];
+    if (!names.some((name) => normaliseFlightNumber(name) === window.flight)) return false;
+  }
+  return true;
 }
 
 /** A failed job as a dead letter; the reason is the prefix of its failure message. */

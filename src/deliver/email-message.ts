@@ -102,6 +102,9 @@ export function emailMessage(
     "X-Flightwatch-Flight": clipText(alert.flight.key, EMAIL_SUBJECT_CHARS),
   };
   if (alert.test) headers["X-Flightwatch-Test"] = "true";
+  if (notification.replayOf !== undefined) {
+    headers["X-Flightwatch-Replay-Of"] = notification.replayOf;
+  }
   if (unsubscribe !== undefined) {
     headers["List-Unsubscribe"] = `<${unsubscribe}>`;
     headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
@@ -110,7 +113,7 @@ export function emailMessage(
     from,
     to: recipient,
     subject: clipText(
-      `${alert.test ? "TEST — " : ""}${oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone, cut))}`,
+      `${alert.test ? "TEST — " : ""}${notification.replayOf !== undefined ? "Replay — " : ""}${oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone, cut))}`,
       EMAIL_SUBJECT_CHARS,
     ),
     text: textPart(headline, changes, footer, unsubscribe, words),

@@ -22,6 +22,12 @@ export interface Notification {
   channel: string;
   type: ChannelType;
   alert: Alert;
+  /**
+   * A replay (`flightwatch deliveries replay`): the id of the notification it sends
+   * again, under an id of its own. It carries the alert as it was, takes no place in
+   * its order (receivers asked for it again) and says it is a replay in every channel.
+   */
+  replayOf?: string;
 }
 
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";

@@ -62,9 +62,13 @@ export function slackMessage(
   zone: string,
 ): SlackMessage {
   const { alert } = notification;
+  const replay = notification.replayOf !== undefined ? "Replay — " : "";
   const header: SlackBlock = {
     type: "header",
-    text: { type: "plain_text", text: truncatePlain(headerText(alert), SLACK_LIMITS.headerChars) },
+    text: {
+      type: "plain_text",
+      text: truncatePlain(`${replay}${headerText(alert)}`, SLACK_LIMITS.headerChars),
+    },
   };
   const context: SlackBlock = { type: "context", elements: contextTexts(alert, rule, zone) };
   const rendered =

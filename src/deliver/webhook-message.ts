@@ -87,6 +87,7 @@ export function webhookData(notification: Notification, context: WebhookMessageC
     openedAt: new Date(alert.openedAt).toISOString(),
     decidedAt: new Date(alert.decidedAt).toISOString(),
     ...(alert.test ? { test: true } : {}),
+    ...(notification.replayOf !== undefined ? { replayOf: notification.replayOf } : {}),
   };
 }
 

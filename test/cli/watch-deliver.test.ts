@@ -185,6 +185,51 @@ describe("flightwatch watch --rules (delivery)", () => {
     const after = JSON.parse((await run(["deliveries", "--json"])).stdout) as typeof report;
     expect(after.deadLetters).toEqual([]);
     expect(after.disabled).toEqual([]);
+
+    // The webhook receiver lost its data: replay rule gates of the last hour.
+    const webhookIds = await expected("gates", "webhook");
+    const consoleIds = await expected("gates", "console");
+    const dry = await run([
+      "deliveries",
+      "replay",
+      "--since",
+      "1h",
+      "--rule",
+      "gates",
+      "--dry-run",
+    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    const would = dry.stdout.split("\n").filter((l) => l.startsWith("would replay "));
+    expect(would).toHaveLength(webhookIds.size + consoleIds.size);
+    expect(dry.stdout).toContain("nothing sent (--dry-run)");
+    const before = hook.deliveries.length;
+    const replayed = await run(["deliveries", "replay", "--since", "1h", "--rule", "gates"]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const fourth = await started(["watch", "--simulator", "--no-poll", "--rules", dir]);
+    try {
+      await waitFor(async () => hook.deliveries.length === before + webhookIds.size, 30_000);
+    } finally {
+      fourth.child.kill("SIGTERM");
+    }
+    expect(await fourth.exited).toBe(0);
+    const replays = hook.deliveries.slice(before);
+    // New ids, each the replay of one original, each original once; signed as ever.
+    expect(replays.every((d) => d.verified && !webhookIds.has(d.id))).toBe(true);
+    const of = replays.map((d) => (d.body as { data: { replayOf: string } }).data.replayOf);
+    expect(new Set(of)).toEqual(webhookIds);
+    expect(of).toHaveLength(webhookIds.size);
+    const nothing = await run([
+      "deliveries",
+      "replay",
+      "--since",
+      "2026-01-01T00:00Z",
+      "--until",
+      "2026-01-02T00:00Z",
+    ]);
+    expect(nothing.stdout).toMatch(/^nothing delivered or dead-lettered from /);
+    const bad = await run(["deliveries", "replay", "--since", "yesterday"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--since");
   }, 300_000);
 
   it("does not start with a bad SMTP_URL: exit 2 naming the variable, no password echoed", async () => {

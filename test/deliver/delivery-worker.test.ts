@@ -28,7 +28,7 @@ import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as baseRule } from "../rules/rule-builder.js";
 import { waitFor } from "../support/crash-run.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
-import { alert, gateChange } from "./email-fixtures.js";
+import { alert, flight, gateChange } from "./email-fixtures.js";
 
 const ZONE = "Europe/Amsterdam";
 const FAST: RetrySchedule = { delaysMs: [150], forMs: 1_000 };
@@ -277,6 +277,53 @@ describe("delivery workers", () => {
     await waitFor(async () => records.length >= 1, 5_000);
     expect(sender.calls).toHaveLength(0);
     expect(records[0]).toMatchObject({ result: "dead", reason: "channel_removed" });
+  });
+
+  it("replays what was delivered or dead-lettered in a window, under new ids marked as replays", async () => {
+    const r1 = ruleWith("r1", [hook()]);
+    const r2 = ruleWith("r2", [hook()]);
+    const gone = ruleWith("sub:Gone-1", [hook()]);
+    const sender = new ScriptedSender("webhook", (n) =>
+      n.ruleId === "r2" && n.replayOf === undefined
+        ? { status: "failed", reason: "bad_request", detail: "HTTP 400" }
+        : { status: "delivered", code: 204 },
+    );
+    await start(sender, [r1, r2]);
+    const since = Date.now();
+    const first = jobsOf(alert("a1", undefined, undefined, "r1"), r1);
+    const kl1002 = flight({
+      key: "D:2026-11-21:KL1002",
+      mainFlight: "KL1002",
+      flightNames: ["KL1002", "DL42"],
+    });
+    const other = jobsOf(alert("a2", undefined, kl1002, "r2"), r2);
+    const cancelled = jobsOf(alert("a3", undefined, undefined, gone.id), gone);
+    await queues.enqueue([...first, ...other, ...cancelled]);
+    await waitFor(async () => records.length >= 3, 5_000);
+    expect(records.map((x) => x.result).sort()).toEqual(["cancelled", "dead", "delivered"]);
+    const until = Date.now();
+
+    // Delivered and dead: yes; cancelled (never sent): no. Filters by rule and flight.
+    const all = await queues.replayable({ since, until });
+    expect(all.map((j) => j.notification.ruleId).sort()).toEqual(["r1", "r2"]);
+    expect((await queues.replayable({ since, until, ruleId: "r2" })).length).toBe(1);
+    expect(
+      (await queues.replayable({ since, until, flight: "KL1002" })).map(
+        (j) => j.notification.ruleId,
+      ),
+    ).toEqual(["r2"]);
+    expect(await queues.replayable({ since: until + 1, until: until + 60_000 })).toEqual([]);
+
+    const ids = await queues.replay(all, "run1");
+    expect(ids).toHaveLength(2);
+    expect(ids.some((id) => all.some((j) => j.notification.id === id))).toBe(false);
+    await waitFor(async () => records.length >= 5, 5_000);
+    const replayed = sender.calls.slice(-2);
+    expect(replayed.map((c) => c.id).sort()).toEqual([...ids].sort());
+    expect(records.slice(-2).map((x) => x.result)).toEqual(["delivered", "delivered"]);
+    // Another run of the same replay: other ids again.
+    const again = await queues.replay(all, "run2");
+    expect(again.some((id) => ids.includes(id))).toBe(false);
   });
 
   it("cancels, without a dead letter, a notification whose subscription ended", async () => {

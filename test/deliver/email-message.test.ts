@@ -43,6 +43,36 @@ describe("email message", () => {
     expect(render().subject).toBe("KL1001 2026-11-21: gate D7 → D9");
   });
 
+  it("says so when it is a test or a replay: subject and header", () => {
+    const channel = emailChannel();
+    const plain = render();
+    expect(plain.headers["X-Flightwatch-Test"]).toBeUndefined();
+    expect(plain.headers["X-Flightwatch-Replay-Of"]).toBeUndefined();
+    const sample = emailMessage(
+      notificationOf({ ...alert("a1"), test: true }, channel),
+      channel,
+      ruleWith(channel),
+      ZONE,
+      FROM,
+      channel.to[0] as string,
+    );
+    expect(sample.subject).toBe("TEST — KL1001 2026-11-21: gate D7 → D9");
+    expect(sample.headers["X-Flightwatch-Test"]).toBe("true");
+    expect(sample.text).toMatch(
+      /^TEST — no flight changed; a sample sent by `flightwatch channels test`: /,
+    );
+    const replay = emailMessage(
+      { ...notificationOf(alert("a1"), channel), id: "msg_new", replayOf: "msg_old" },
+      channel,
+      ruleWith(channel),
+      ZONE,
+      FROM,
+      channel.to[0] as string,
+    );
+    expect(replay.subject).toBe("Replay — KL1001 2026-11-21: gate D7 → D9");
+    expect(replay.headers["X-Flightwatch-Replay-Of"]).toBe("msg_old");
+  });
+
   it("names the flight by the codeshare number the rule matched it by, subject and body", () => {
     const channel = emailChannel();
     const r = { ...ruleWith(channel), flights: { flights: ["DL9341"] } };

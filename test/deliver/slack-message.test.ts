@@ -93,6 +93,26 @@ function expectInert(text: string): void {
 }
 
 describe("slackMessage", () => {
+  it("says TEST or Replay in its header when it is one", () => {
+    const plain = headerOf(render(alertOf()));
+    expect(headerOf(render(alertOf({ test: true })))).toBe(`TEST — ${plain}`);
+    const a = alertOf();
+    const replay = slackMessage(
+      {
+        id: "msg_new",
+        replayOf: "msg_old",
+        ruleId: RULE.id,
+        channel: CHANNEL.name,
+        type: "slack",
+        alert: a,
+      },
+      CHANNEL,
+      RULE,
+      ZONE,
+    );
+    expect(headerOf(replay)).toBe(`Replay — ${plain}`);
+  });
+
   it("has a header, one field per change, local times and the rule, and the plain fallback", () => {
     const alert = alertOf({
       changes: [

@@ -116,6 +116,30 @@ describe("schemas/webhook.schema.json", () => {
     // Compiling the schema (twice) comes first: generous for a busy machine.
   }, 60_000);
 
+  it("matches, closed, a replay and a test in both formats, and names what they are", () => {
+    const events = [
+      toChangeEvent(
+        { kind: "gate", field: "gate", action: "changed", old: "D5", new: "D7" },
+        flight(),
+        1,
+      ),
+    ];
+    const rule = plainRule({ description: "All changes", channels: [CE, JSON_HOOK] });
+    const alert = { ...alertOf(events), sequence: 1 };
+    for (const channel of [CE, JSON_HOOK]) {
+      const original = notificationOf(alert, { ...rule, channels: [channel] });
+      const replay = { ...original, id: "msg_aaaaaaaaaaaaaaaaaaaaaaaaaa", replayOf: original.id };
+      const body = JSON.parse(webhookMessage(replay, channel, { rule, zone: ZONE }).body);
+      expect(webhookSchemaErrors(body)).toEqual([]);
+      expect((body.data ?? body).replayOf).toBe(original.id);
+      const sample = notificationOf({ ...alert, test: true }, { ...rule, channels: [channel] });
+      const test = JSON.parse(webhookMessage(sample, channel, { rule, zone: ZONE }).body);
+      expect(webhookSchemaErrors(test)).toEqual([]);
+      expect(test.type).toBe("flightwatch.test");
+      expect((test.data ?? test).test).toBe(true);
+    }
+  });
+
   it("documents current.aircraftType and current.checkin as flightwatch writes them", () => {
     const ce = bodies([{ kind: "gate", field: "gate", action: "assigned", new: "D7" }], {
       gate: "D7",
