@@ -121,9 +121,9 @@ export async function replayDeliveries(flags: ReplayFlags): Promise<void> {
       return;
     }
     const ids = await queues.replay(jobs, randomBytes(8).toString("hex"));
-    jobs.forEach((job, i) =>
-      process.stdout.write(`replaying ${describeJob(job)} as ${ids[i] as string}\n`),
-    );
+    jobs.forEach((job, i) => {
+      process.stdout.write(`replaying ${describeJob(job)} as ${ids[i] as string}\n`);
+    });
     process.stdout.write(
       `${jobs.length} replayed from ${span}: the daemon's workers send them (\`flightwatch deliveries\` shows how it went)\n`,
     );
