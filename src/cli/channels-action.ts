@@ -29,7 +29,7 @@ import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { passengerLinks } from "../web/link-token.js";
 import type { ChannelsTestFlags } from "./channels-command.js";
 import { EXIT } from "./exit-codes.js";
-import { maskerFor } from "./rules-action.js";
+import { maskerFor } from "./rule-masking.js";
 
 /** One channel's answer, as `--json` prints it. */
 interface Tested {

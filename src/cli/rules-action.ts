@@ -35,6 +35,7 @@ import type { RuleMatch } from "../rules/rule-match.js";
 import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import { EXIT } from "./exit-codes.js";
 import { instant } from "./flag-values.js";
+import { maskerFor } from "./rule-masking.js";
 import type { CheckFlags, TestFlags } from "./rules-command.js";
 import { endQuietlyWhenReaderGoes } from "./stdout-sink.js";
 
@@ -159,13 +160,6 @@ export async function runRulesTest(
  * variables that went into a URL or secret or are named like a credential, and every
  * credential shape maskSecrets knows (passwords in URLs, Slack webhook paths, tokens).
  */
-/** Masks what the rules and their variables hold that is secret, in text to print. */
-export function maskerFor(load: RuleLoad, vars: RuleVariables): TextMasker {
-  const secrets = load.rules.flatMap((rule) =>
-    rule.channels.flatMap((c) => (c.type === "webhook" && c.secret ? [c.secret] : [])),
-  );
-  return secretMasker([...secrets, ...ruleVariableSecrets(vars, load.secretVariables)]);
-}
 
 interface Outcome {
   rule: Rule;
