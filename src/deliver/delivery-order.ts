@@ -31,15 +31,22 @@ export type OrderTurn =
 /** Member of an order's set that holds the highest sequence delivered. */
 const DELIVERED = "~delivered";
 
+/** What a replay claims with: the order's lock only (one send at a time), no place. */
+const REPLAY_SEQUENCE = "replay";
+
 /**
  * KEYS: each claim's order set and lock, in pairs. ARGV: each claim's notification id,
- * sequence and lock ms. Claims are taken in order, as one EVAL each would be.
+ * sequence (or REPLAY_SEQUENCE) and lock ms. Claims are taken in order, as one EVAL each would be.
  * Returns one reply per claim: {'go'}, {'busy'}, {'stale', delivered} or {'older', id…}.
  */
 const CLAIM = `
 local function claim(set, lock, id, seqText, lockMs)
   local holder = redis.call('GET', lock)
   if holder and holder ~= id then return {'busy'} end
+  if seqText == '${REPLAY_SEQUENCE}' then
+    redis.call('SET', lock, id, 'PX', lockMs)
+    return {'go'}
+  end
   local seq = tonumber(seqText)
   local delivered = tonumber(redis.call('ZSCORE', set, '${DELIVERED}') or '-1')
   if seq > 0 and delivered >= seq then return {'stale', tostring(delivered)} end
@@ -138,13 +145,18 @@ export class DeliveryOrder {
     this.#dones = new CallBatch((dones) => this.#done(dones));
   }
 
-  /** Notes notifications as waiting for delivery, before they are enqueued (one command for all). */
+  /**
+   * Notes notifications as waiting for delivery, before they are enqueued (one command
+   * for all). Replays take no place: sent again on purpose, they wait for no older one
+   * and hold no newer one back.
+   */
   async pending(notifications: readonly Notification[]): Promise<void> {
+    const placed = notifications.filter((n) => n.replayOf === undefined);
     // Stryker disable next-line ConditionalExpression: "false": a shortcut; a script over no keys does nothing either ("true" is killed)
-    if (notifications.length === 0) return;
+    if (placed.length === 0) return;
     const keys: string[] = [];
     const args: string[] = [String(this.#retentionMs)];
-    for (const n of notifications) {
+    for (const n of placed) {
       keys.push(this.#keys.deliveryOrder(orderOf(n)));
       args.push(String(sequenceOf(n)), n.id);
     }
@@ -166,7 +178,7 @@ export class DeliveryOrder {
       keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
       args.push(
         notification.id,
-        String(sequenceOf(notification)),
+        notification.replayOf === undefined ? String(sequenceOf(notification)) : REPLAY_SEQUENCE,
         String(Math.max(1, Math.round(lockMs))),
       );
     }

@@ -193,28 +193,41 @@ export class DeliveryQueues {
    * flight number (operating or codeshare, normal form), when asked — oldest first.
    */
   async replayable(window: ReplayWindow): Promise<DeliveryJob[]> {
-    const found: { job: Job<DeliveryJob>; at: number }[] = [];
+    // Only what is kept of each job (its data, when it ended), one page at a time.
+    const found: { data: DeliveryJob; at: number }[] = [];
+    const originals = new Set<string>();
     for (const type of CHANNEL_TYPES) {
       const queue = this.queue(type);
       for (const state of ["completed", "failed"] as const) {
-        // BullMQ scores finished jobs by when they finished.
-        const ids = await this.#connection.zrangebyscore(
-          queue.toKey(state),
-          window.since,
-          window.until,
-        );
-        for (let i = 0; i < ids.length; i += REPLAY_READ_BATCH) {
-          const jobs = await Promise.all(
-            ids.slice(i, i + REPLAY_READ_BATCH).map((id) => Job.fromId<DeliveryJob>(queue, id)),
+        for (let offset = 0; ; offset += REPLAY_READ_BATCH) {
+          // BullMQ scores finished jobs by when they finished.
+          const ids = await this.#connection.zrangebyscore(
+            queue.toKey(state),
+            window.since,
+            window.until,
+            "LIMIT",
+            offset,
+            REPLAY_READ_BATCH,
           );
+          const jobs = await Promise.all(ids.map((id) => Job.fromId<DeliveryJob>(queue, id)));
           for (const job of jobs) {
             if (job === undefined || !replayWanted(job, state, window)) continue;
-            found.push({ job, at: job.finishedOn ?? job.timestamp });
+            found.push({ data: job.data, at: job.finishedOn ?? job.timestamp });
           }
+          if (ids.length < REPLAY_READ_BATCH) break;
         }
       }
     }
-    return found.sort((a, b) => a.at - b.at).map(({ job }) => job.data);
+    found.sort((a, b) => a.at - b.at);
+    // Each original once: an earlier replay in the window is the same notification again.
+    const out: DeliveryJob[] = [];
+    for (const { data } of found) {
+      const original = data.notification.replayOf ?? data.notification.id;
+      if (originals.has(original)) continue;
+      originals.add(original);
+      out.push(data);
+    }
+    return out;
   }
 
   /**
@@ -232,7 +245,9 @@ export class DeliveryQueues {
       // Every recipient again (a retry's `recipients` were those still to go then).
       return { notification, retry: job.retry, destination: job.destination };
     });
-    await this.enqueue(replays);
+    for (let i = 0; i < replays.length; i += REPLAY_ENQUEUE_BATCH) {
+      await this.enqueue(replays.slice(i, i + REPLAY_ENQUEUE_BATCH));
+    }
     return replays.map((job) => job.notification.id);
   }
 
@@ -336,7 +351,9 @@ export interface ReplayWindow {
 }
 
 /** Jobs read from Redis at a time while looking for what to replay. */
-const REPLAY_READ_BATCH = 100;
+const REPLAY_READ_BATCH = 500;
+/** Replays enqueued at a time (one `addBulk` each). */
+const REPLAY_ENQUEUE_BATCH = 1000;
 
 function replayWanted(
   job: Job<DeliveryJob>,

@@ -107,6 +107,26 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     expect(await order.claim(newer, LOCK_MS)).toEqual({ kind: "go" });
   });
 
+  it("gives a replay no place: never stale, never older than a real one; it only takes turns", async () => {
+    const [n1, n2] = [note("n1", 10), note("n2", 20)];
+    await order.pending([n1, n2]);
+    expect(await order.claim(n1, LOCK_MS)).toEqual({ kind: "go" });
+    await order.done(n1, true);
+    // The replay of n1: as old as what was delivered, and n2 waits — yet it goes.
+    const replay = note("r1", 10, { replayOf: "n1" });
+    await order.pending([replay]);
+    const set = keys.deliveryOrder(orderOf(n1));
+    expect(await t.redis.zscore(set, "r1")).toBeNull();
+    expect(sequenceOf(replay)).toBe(0);
+    expect(await order.claim(replay, LOCK_MS)).toEqual({ kind: "go" });
+    // While it sends, the real one is busy (one send at a time), not told of an older one.
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "busy" });
+    expect(await order.done(replay, true)).toBe("n2");
+    // The replay raised no mark.
+    expect(await t.redis.zscore(set, "~delivered")).toBe("10");
+    expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "go" });
+  });
+
   it("never lowers the mark, and a dead or superseded one marks nothing", async () => {
     const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
     await order.pending([n3]);

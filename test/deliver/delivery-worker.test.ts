@@ -321,6 +321,13 @@ describe("delivery workers", () => {
     const replayed = sender.calls.slice(-2);
     expect(replayed.map((c) => c.id).sort()).toEqual([...ids].sort());
     expect(records.slice(-2).map((x) => x.result)).toEqual(["delivered", "delivered"]);
+    // A later window that holds the originals and their replays: each original once.
+    const later = await queues.replayable({ since, until: Date.now() });
+    expect(later.map((j) => j.notification.replayOf ?? j.notification.id).sort()).toEqual(
+      all.map((j) => j.notification.id).sort(),
+    );
+    const stored = await queues.queue("webhook").getJob(ids[0] as string);
+    expect(all.map((j) => j.notification.id)).toContain(stored?.data.notification.replayOf);
     // Another run of the same replay: other ids again.
     const again = await queues.replay(all, "run2");
     expect(again.some((id) => ids.includes(id))).toBe(false);
