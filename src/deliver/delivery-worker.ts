@@ -383,10 +383,20 @@ export class DeliveryWorkers {
     );
     if (!rule || !channel) {
       const subscriptionId = subscriptionIdOf(notification.ruleId);
-      if (subscriptionId !== undefined) {
+      const why =
+        subscriptionId === undefined ? undefined : await this.#whyNot(notification.ruleId);
+      if (why !== undefined && "ended" in why) {
         return {
           status: "cancelled",
           detail: `subscription ${subscriptionId} is not active any more (unsubscribed, removed or expired)`,
+        };
+      }
+      if (why !== undefined) {
+        // Active, but its channel cannot be used now: a dead letter, to send again once fixed.
+        return {
+          status: "failed",
+          reason: "channel_removed",
+          detail: `subscription ${subscriptionId} is active, but its channel cannot be used: ${why.invalid}`,
         };
       }
       return {
@@ -437,6 +447,11 @@ export class DeliveryWorkers {
    * clock since BullMQ took the job (a stall before the attempt began) — the lock
    * cannot have run out: yes, without asking.
    */
+  /** Why a subscription's rule was not found (no subscriptions here: it ended). */
+  async #whyNot(ruleId: string): Promise<{ ended: true } | { invalid: string }> {
+    return (await this.#options.subscriptions?.whyNot(ruleId)) ?? { ended: true };
+  }
+
   async #stillMine(
     job: Job<DeliveryJob>,
     token: string | undefined,

@@ -80,6 +80,24 @@ export class SubscriptionRules {
   }
 
   /**
+   * Why `get` found no rule for a subscription's rule id: it `ended` (removed, expired,
+   * unsubscribed, or never confirmed), or it is active but no longer `invalid`-free — its
+   * webhook's address refused by OUTBOUND_ALLOW now, its data written by hand — with
+   * the reason.
+   */
+  async whyNot(ruleId: string): Promise<{ ended: true } | { invalid: string }> {
+    const id = subscriptionIdOf(ruleId);
+    const s = id === undefined ? undefined : await this.#store.get(id);
+    if (s?.status !== "active") return { ended: true };
+    try {
+      subscriptionRule(s, this.#context);
+      return { invalid: "its rule was refused a moment ago" };
+    } catch (err) {
+      return { invalid: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /**
    * The rule of a subscription; undefined for one that is no longer valid — checked when
    * stored, refused now: its webhook's address no longer allowed by OUTBOUND_ALLOW, or
    * its data written by hand. It is skipped, as a rule file with a problem is.

@@ -25,6 +25,9 @@ import type {
 } from "../../src/rules/rule.js";
 import { connectRedis } from "../../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
+import type { Subscription } from "../../src/subscriptions/subscription.js";
+import { SubscriptionRules } from "../../src/subscriptions/subscription-rules.js";
+import { SubscriptionStore } from "../../src/subscriptions/subscription-store.js";
 import { rule as baseRule } from "../rules/rule-builder.js";
 import { waitFor } from "../support/crash-run.js";
 import { TEST_REDIS_URL, type TestRedis, testRedis } from "../support/redis.js";
@@ -90,7 +93,11 @@ describe("delivery workers", () => {
     await t.cleanup();
   });
 
-  async function start(sender: ScriptedSender, ruleList: Rule[]): Promise<void> {
+  async function start(
+    sender: ScriptedSender,
+    ruleList: Rule[],
+    subscriptions?: SubscriptionRules,
+  ): Promise<void> {
     rules = new RuleSet(ruleList, { zone: ZONE });
     const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
     connections.push(connection);
@@ -102,6 +109,7 @@ describe("delivery workers", () => {
       zone: ZONE,
       log,
       onRecord: (r) => records.push(r),
+      ...(subscriptions ? { subscriptions } : {}),
     });
     await workers.ready();
   }
@@ -331,6 +339,43 @@ describe("delivery workers", () => {
     // Another run of the same replay: other ids again.
     const again = await queues.replay(all, "run2");
     expect(again.some((id) => ids.includes(id))).toBe(false);
+  });
+
+  it("dead-letters, not cancels, an active subscription's notification whose channel is refused now", async () => {
+    const store = new SubscriptionStore(t.redis, keys, { zone: ZONE });
+    const date = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const made = (id: string, status: Subscription["status"]): Subscription => ({
+      id,
+      flight: "KL1001",
+      date,
+      preset: "essentials",
+      // Loopback: allowed when stored (OUTBOUND_ALLOW then), refused by the strict policy now.
+      channel: { type: "webhook", url: "http://127.0.0.1:9/hook" },
+      labels: {},
+      status,
+      createdAt: Date.now(),
+    });
+    await store.add([made("Active-1", "active"), made("Left-1", "unsubscribed")]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered" }));
+    await start(sender, [], new SubscriptionRules(store, { zone: ZONE }));
+    const active = ruleWith("sub:Active-1", [hook()]);
+    const left = ruleWith("sub:Left-1", [hook()]);
+    await queues.enqueue([
+      ...jobsOf(alert("a1", undefined, undefined, active.id), active),
+      ...jobsOf(alert("a2", undefined, undefined, left.id), left),
+    ]);
+    await waitFor(async () => records.length >= 2, 5_000);
+    expect(sender.calls).toHaveLength(0);
+    const byRule = new Map(records.map((r) => [r.ruleId, r]));
+    expect(byRule.get("sub:Left-1")).toMatchObject({ result: "cancelled" });
+    expect(byRule.get("sub:Active-1")).toMatchObject({
+      result: "dead",
+      reason: "channel_removed",
+      detail: expect.stringMatching(
+        /^subscription Active-1 is active, but its channel cannot be used: /,
+      ),
+    });
+    expect((await queues.deadLetters()).map((d) => d.ruleId)).toEqual(["sub:Active-1"]);
   });
 
   it("cancels, without a dead letter, a notification whose subscription ended", async () => {
