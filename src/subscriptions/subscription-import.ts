@@ -324,6 +324,10 @@ function contentOf(s: Subscription, parts: { status: boolean; secret: boolean })
     s.changes ?? null,
     labels,
     parts.status ? s.status : null,
+    // Later fields, only when given: the content (and the id made of it) of a line
+    // without them stays what it was before they existed.
+    ...(s.direction !== undefined ? [{ direction: s.direction }] : []),
+    ...(s.language !== undefined ? [{ language: s.language }] : []),
   ]);
 }
 

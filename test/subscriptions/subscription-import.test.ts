@@ -116,6 +116,25 @@ describe("importing subscriptions", () => {
     expect(await all()).toEqual(stored);
   });
 
+  it("tells lines apart by direction and language, and applies a change of either", async () => {
+    const both = await run([
+      line({ email: "d@example.com", direction: "departure" }),
+      line({ email: "d@example.com", direction: "arrival" }),
+      line({ email: "d@example.com", language: "nl" }),
+      line({ email: "d@example.com" }),
+    ]);
+    expect(both).toMatchObject({ written: true, added: 4, duplicates: 0 });
+    await run([line({ id: "b", email: "b@example.com" })]);
+    const changed = await run([line({ id: "b", email: "b@example.com", direction: "arrival" })]);
+    expect(changed.problems).toMatchObject([{ line: 1, field: "id" }]);
+    expect(
+      await run([line({ id: "b", email: "b@example.com", direction: "arrival" })], {
+        replace: true,
+      }),
+    ).toMatchObject({ replaced: 1 });
+    expect((await store.get("b"))?.direction).toBe("arrival");
+  });
+
   it("refuses a line whose id is stored with other content, unless replacing; a replaced one keeps its creation and status", async () => {
     await run([line({ id: "a", email: "a@example.com" })], { now: () => 1_000 });
     await store.setStatus("a", "unsubscribed");
