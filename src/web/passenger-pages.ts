@@ -206,7 +206,8 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
         kind: active ? "already" : "confirm",
         link: options.links.url(active ? "status" : "confirm", target),
         language: mailLanguage,
-        hours,
+        // A confirmation sent again says how long its link has left.
+        hours: Math.max(1, Math.ceil((pending.deadline(target) - now()) / 3_600_000)),
         from: options.from,
       }),
       new Date(),
@@ -231,12 +232,15 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
   }
 
   /**
-   * The pending or active email subscription to the same flight number and date whose
-   * address reaches the same mailbox as `s`'s, if any.
+   * The subscription the form made before for this address (any case) to this flight
+   * number and date, still pending or active — what the form makes: email, the
+   * essentials, both directions. Matched by the address as written, not by mailbox:
+   * the email then goes to the very address typed, so whether its server takes it
+   * tells nothing of who follows what.
    */
   async function sameMailbox(s: Subscription): Promise<Subscription | undefined> {
     if (s.channel.type !== "email") return undefined;
-    const mailbox = mailboxOf(s.channel.to);
+    const address = s.channel.to.toLowerCase();
     let cursor: string | undefined;
     do {
       const page = await store.list(
@@ -247,7 +251,10 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
         (o) =>
           (o.status === "active" || (o.status === "pending" && pending.confirmable(o, now()))) &&
           o.channel.type === "email" &&
-          mailboxOf(o.channel.to) === mailbox,
+          o.channel.to.toLowerCase() === address &&
+          o.direction === undefined &&
+          o.changes === undefined &&
+          o.preset === s.preset,
       );
       if (found) return found;
       cursor = page.cursor;
