@@ -71,6 +71,13 @@ export async function runChannelsTest(
           `no subscription ${subscriptionId} under the prefix ${settings.prefix} (FLIGHTWATCH_PREFIX) at REDIS_URL`,
         );
       }
+      if (subscription.status !== "active") {
+        // Double opt-in: nothing goes to an address that has not confirmed, or left.
+        throw new InvalidParamError(
+          "<id>",
+          `subscription ${subscriptionId} is ${subscription.status}: only an active subscription's channel is tested (nothing is sent to an address that has not confirmed or has unsubscribed)`,
+        );
+      }
       const publicUrl = readPublicUrl(env.PUBLIC_URL);
       const secret = env.SUBSCRIPTION_SECRET?.trim() || (await redis.get(keys.webSecret));
       const links =

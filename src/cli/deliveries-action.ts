@@ -1,9 +1,10 @@
 /**
  * What `flightwatch deliveries` does, loaded when a subcommand runs
  * (deliveries-command.ts is the definition): lists recent attempts, dead letters,
- * disabled endpoints and queue depths, and does the two repairs, `retry` and `enable`.
- * It creates nothing in Redis: the daemon's queues are opened read-only (no BullMQ
- * `meta` key), so a listing under a prefix no daemon uses leaves Redis as it was.
+ * disabled endpoints and queue depths; does the two repairs, `retry` and `enable`; and
+ * `replay` enqueues what a window held again, under new ids. The daemon's queues are
+ * opened read-only (no BullMQ `meta` key), so a listing under a prefix no daemon uses
+ * leaves Redis as it was; only `replay` adds jobs, and only when it found some.
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";

@@ -1,10 +1,10 @@
 /**
  * `flightwatch deliveries`: what delivery did — recent attempts, dead letters,
- * disabled endpoints, queue depths — and the two repairs: `retry` sends dead letters
+ * disabled endpoints, queue depths — and the repairs: `retry` sends dead letters
  * again under their notification ids, `enable` re-enables an endpoint disabled by a
- * 410 Gone. Reads the same Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the daemon,
- * says which prefix it read, and creates nothing there; the daemon's workers do the
- * sending.
+ * 410 Gone, `replay` sends a window's deliveries again under new ids. Reads the same
+ * Redis (`REDIS_URL`, `FLIGHTWATCH_PREFIX`) as the daemon and says which prefix it read;
+ * the daemon's workers do the sending.
  *
  * This file is the definition only (what `--help` shows); the work is
  * deliveries-action.ts, loaded when a subcommand runs.

@@ -36,7 +36,7 @@ export function number(
  */
 export function instant(flag: string, text: string, zone: string, ago?: { now: number }): number {
   const trimmed = text.trim();
-  if (ago !== undefined && /^\d+(?:\.\d+)?[a-z]+$/i.test(trimmed)) {
+  if (ago !== undefined && /^(?:\d+(?:\.\d+)?[a-z]+)+$/i.test(trimmed)) {
     return ago.now - parseDuration(trimmed, flag);
   }
   const iso = Date.parse(trimmed);

@@ -91,6 +91,8 @@ describe("flightwatch channels test", () => {
     expect(webhookSchemaErrors(body)).toEqual([]);
     expect(body.type).toBe("flightwatch.test");
     expect(body.test).toBe(true);
+    // The lowest sequence: a receiver keeping the highest per flight keeps no test's.
+    expect(body.sequence).toBe(1);
     expect(body.summary).toMatch(
       /^TEST — no flight changed; a sample sent by `flightwatch channels test`: KL1395 to LHR, departs .*gate D5 → D7/,
     );
@@ -149,6 +151,23 @@ describe("flightwatch channels test", () => {
       type: "flightwatch.test",
       rule: { id: "sub:app-kl1395", labels: { booking: "X7Q2LM" } },
     });
+    // Double opt-in: an address that has not confirmed gets nothing, not even a test.
+    await store.add([
+      {
+        id: "pending-1",
+        flight: "KL1395",
+        date,
+        preset: "essentials",
+        channel: { type: "webhook", url: hook.url, secret: SECRET },
+        labels: {},
+        status: "pending",
+        createdAt: Date.now(),
+      },
+    ]);
+    const pending = await run("sub:pending-1");
+    expect(pending.code).toBe(2);
+    expect(pending.stderr).toContain("subscription pending-1 is pending");
+    expect(hook.deliveries).toHaveLength(before + 1);
     const missing = await run("sub:nobody");
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`no subscription nobody under the prefix ${t.prefix}`);

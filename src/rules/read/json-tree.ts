@@ -9,10 +9,18 @@
  */
 import type { TreeMap, TreeNode, TreeScalar, TreeSeq } from "./yaml-tree.js";
 
-/** A JSON text as a tree, or the offsets of keys written twice in one object. */
+/** A JSON text as a tree, or what is wrong with it beyond syntax. */
 export type JsonTree =
   | { ok: true; root: TreeNode }
-  | { ok: false; duplicates: Array<{ offset: number; key: string }> };
+  | { ok: false; duplicates: Array<{ offset: number; key: string }>; tooDeep?: number };
+
+/** Nesting deeper than this is refused (no rule file needs a tenth of it). */
+export const MAX_JSON_DEPTH = 256;
+
+/** Thrown inside the walk at MAX_JSON_DEPTH; never escapes this module. */
+class TooDeep {
+  constructor(readonly offset: number) {}
+}
 
 const SPACE = 32;
 const TAB = 9;
@@ -33,13 +41,19 @@ const RBRACE = 125;
  */
 export function readJsonTree(text: string): JsonTree {
   JSON.parse(text);
-  return new JsonWalk(text).document();
+  try {
+    return new JsonWalk(text).document();
+  } catch (err) {
+    if (err instanceof TooDeep) return { ok: false, duplicates: [], tooDeep: err.offset };
+    throw err;
+  }
 }
 
 /** A walk over text `JSON.parse` has accepted: it never meets a syntax error. */
 class JsonWalk {
   readonly #t: string;
   #p = 0;
+  #depth = 0;
   readonly #duplicates: Array<{ offset: number; key: string }> = [];
 
   constructor(text: string) {
@@ -76,13 +90,20 @@ class JsonWalk {
     return this.#literal();
   }
 
+  /** Into a mapping or a sequence: refused past MAX_JSON_DEPTH, before the stack would be. */
+  #enter(): void {
+    if (++this.#depth > MAX_JSON_DEPTH) throw new TooDeep(this.#p);
+  }
+
   #object(): TreeMap {
+    this.#enter();
     const map: TreeMap = { kind: "map", offset: this.#p, pairs: [] };
     const seen = new Set<string>();
     this.#p++;
     this.#skipSpace();
     if (this.#t.charCodeAt(this.#p) === RBRACE) {
       this.#p++;
+      this.#depth--;
       return map;
     }
     for (;;) {
@@ -96,22 +117,30 @@ class JsonWalk {
       this.#p++; // the colon
       map.pairs.push({ key, value: this.#value() });
       this.#skipSpace();
-      if (this.#t.charCodeAt(this.#p++) !== COMMA) return map; // the closing brace
+      if (this.#t.charCodeAt(this.#p++) !== COMMA) {
+        this.#depth--;
+        return map; // past the closing brace
+      }
     }
   }
 
   #array(): TreeSeq {
+    this.#enter();
     const seq: TreeSeq = { kind: "seq", offset: this.#p, items: [] };
     this.#p++;
     this.#skipSpace();
     if (this.#t.charCodeAt(this.#p) === RBRACKET) {
       this.#p++;
+      this.#depth--;
       return seq;
     }
     for (;;) {
       seq.items.push(this.#value());
       this.#skipSpace();
-      if (this.#t.charCodeAt(this.#p++) !== COMMA) return seq; // the closing bracket
+      if (this.#t.charCodeAt(this.#p++) !== COMMA) {
+        this.#depth--;
+        return seq; // past the closing bracket
+      }
     }
   }
 

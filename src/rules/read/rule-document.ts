@@ -7,7 +7,7 @@
  */
 import { LineCounter, parseDocument, type YAMLError } from "yaml";
 import type { RuleProblem } from "../../errors.js";
-import { readJsonTree } from "./json-tree.js";
+import { MAX_JSON_DEPTH, readJsonTree } from "./json-tree.js";
 import { fromYamlDocument, LineTable, type TreeNode } from "./yaml-tree.js";
 
 /** A parsed rule file: its tree (undefined when empty or unparsable) and syntax problems. */
@@ -26,6 +26,8 @@ export function parseRuleDocument(text: string, file: string): RuleDocument {
     try {
       return readJson(text, file, lines);
     } catch (err) {
+      // Only JSON.parse's refusal: anything else is a bug, not the file's fault.
+      if (!(err instanceof SyntaxError)) throw err;
       jsonError = err;
     }
   }
@@ -72,6 +74,20 @@ const SYNTAX_HINTS: Partial<Record<string, string>> = {
 function readJson(text: string, file: string, lines: LineTable): RuleDocument {
   const tree = readJsonTree(text);
   if (tree.ok) return { root: tree.root, lines, problems: [] };
+  if (tree.tooDeep !== undefined) {
+    return {
+      lines,
+      problems: [
+        {
+          file,
+          ...lines.position(tree.tooDeep),
+          path: "",
+          message: `invalid JSON: nested deeper than ${MAX_JSON_DEPTH} levels`,
+          hint: "a rule file needs a few levels: is it a rule file?",
+        },
+      ],
+    };
+  }
   return {
     lines,
     problems: tree.duplicates.map(({ offset, key }) => ({

@@ -66,6 +66,18 @@ describe("syntax errors", () => {
     ]);
   });
 
+  it("in a .json file refuse nesting deeper than any rule file needs, at the level too deep", () => {
+    const deep = `{"rules": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
+    expect(problemOf(deep, {}, "r.json")).toMatchObject({
+      line: 1,
+      column: 10 + 256,
+      message: "invalid JSON: nested deeper than 256 levels",
+    });
+    // Up to the limit, it is read (and found not to be rules).
+    const fine = `{"rules": [${"[".repeat(254)}${"]".repeat(254)}]}`;
+    expect(problemOf(fine, {}, "r.json").message).not.toMatch(/nested/);
+  });
+
   it("in a .json file refuse an empty file as JSON does", () => {
     expect(problemOf("", {}, "r.json")).toMatchObject({
       line: 1,
