@@ -147,9 +147,11 @@ describe("PollLoop on a real Redis", () => {
       poller("b", tally, 10, () => "committed"),
       200,
     );
-    await until(() => tally.runs.length >= 4, 5_000);
-    // After `a` failed, `b` took the turn; healthy, `b` keeps it.
-    expect(tally.runs.slice(0, 4)).toEqual(["a", "b", "b", "b"]);
+    await until(() => tally.runs.length >= 2, 5_000);
+    // After `a` failed, `b` took the turn. (That healthy `b` then keeps it is the usual
+    // course, not a promise: on a busy machine its 20 ms of slack may pass, and `a`
+    // take a turn; either is correct.)
+    expect(tally.runs.slice(0, 2)).toEqual(["a", "b"]);
   });
 
   it("keeps polling when the wall clock is stepped back an hour: it waits on monotonic time only", async () => {
