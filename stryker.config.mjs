@@ -24,6 +24,8 @@ export default {
     "src/api/retry-policy.ts",
     "src/deliver/event-type.ts",
     "src/deliver/delivery-order.ts",
+    "src/rules/read/json-tree.ts",
+    "src/web/link-token.ts",
     "src/detect/window.ts",
   ],
   // Type errors are mutants the compiler kills; checking them costs more than running them.

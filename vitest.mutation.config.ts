@@ -16,6 +16,7 @@ export default defineConfig({
       "test/api/retry-policy.test.ts",
       "test/deliver/event-type.test.ts",
       "test/deliver/delivery-order.test.ts",
+      "test/web/link-token.test.ts",
       "test/detect/window.test.ts",
       "test/mutation/**/*.test.ts",
     ],

@@ -23,6 +23,9 @@ const FLOORS = {
   "src/rules/match/change-selector.ts": 95,
   "src/rules/retry-schedule.ts": 95,
   "src/api/retry-policy.ts": 95,
+  // Issue 22: the JSON rule reader and the passenger links' tokens (100 % when added).
+  "src/rules/read/json-tree.ts": 95,
+  "src/web/link-token.ts": 95,
 };
 const DEFAULT_FLOOR = 90;
 

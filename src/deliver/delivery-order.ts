@@ -31,22 +31,16 @@ export type OrderTurn =
 /** Member of an order's set that holds the highest sequence delivered. */
 const DELIVERED = "~delivered";
 
-/** What a replay claims with: the order's lock only (one send at a time), no place. */
-const REPLAY_SEQUENCE = "replay";
-
 /**
  * KEYS: each claim's order set and lock, in pairs. ARGV: each claim's notification id,
- * sequence (or REPLAY_SEQUENCE) and lock ms. Claims are taken in order, as one EVAL each would be.
+ * sequence and lock ms. A replay claims with 0 and has no place: nothing is older than it,
+ * it is never stale, and it takes the order's turn to send like any other. Claims are taken in order, as one EVAL each would be.
  * Returns one reply per claim: {'go'}, {'busy'}, {'stale', delivered} or {'older', id…}.
  */
 const CLAIM = `
 local function claim(set, lock, id, seqText, lockMs)
   local holder = redis.call('GET', lock)
   if holder and holder ~= id then return {'busy'} end
-  if seqText == '${REPLAY_SEQUENCE}' then
-    redis.call('SET', lock, id, 'PX', lockMs)
-    return {'go'}
-  end
   local seq = tonumber(seqText)
   local delivered = tonumber(redis.call('ZSCORE', set, '${DELIVERED}') or '-1')
   if seq > 0 and delivered >= seq then return {'stale', tostring(delivered)} end
@@ -178,7 +172,7 @@ export class DeliveryOrder {
       keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
       args.push(
         notification.id,
-        notification.replayOf === undefined ? String(sequenceOf(notification)) : REPLAY_SEQUENCE,
+        String(sequenceOf(notification)),
         String(Math.max(1, Math.round(lockMs))),
       );
     }

@@ -71,8 +71,8 @@ export function verifyLink(
   if (parts.length !== 3) return undefined;
   const [id, created, given] = parts as [string, string, string];
   if (!SUBSCRIPTION_ID_RE.test(id) || !CREATED_RE.test(created)) return undefined;
-  const givenBytes = Buffer.from(given, "utf8");
-  const want = Buffer.from(mac(secret, purpose, id, created), "utf8");
+  const givenBytes = Buffer.from(given);
+  const want = Buffer.from(mac(secret, purpose, id, created));
   if (givenBytes.length !== want.length || !timingSafeEqual(givenBytes, want)) return undefined;
   return { id, createdAt: Number.parseInt(created, 36) };
 }

@@ -4,6 +4,7 @@
  * changed id or time, a changed or cut MAC, another purpose or another deployment's
  * secret.
  */
+import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LINK_PURPOSES, passengerLinks, signLink, verifyLink } from "../../src/web/link-token.js";
@@ -64,9 +65,43 @@ describe("passenger link tokens", () => {
     ]) {
       expect(verifyLink(SECRET, "confirm", bad)).toBeUndefined();
     }
-    expect(() => signLink(SECRET, "confirm", { id: "not an id", createdAt: 1 })).toThrow();
-    expect(() => signLink(SECRET, "confirm", { id: "a", createdAt: 1.5 })).toThrow();
-    expect(() => signLink(SECRET, "confirm", { id: "a", createdAt: -1 })).toThrow();
+    expect(() => signLink(SECRET, "confirm", { id: "not an id", createdAt: 1 })).toThrow(
+      'not a subscription id: "not an id"',
+    );
+    expect(() => signLink(SECRET, "confirm", { id: "a", createdAt: 1.5 })).toThrow(
+      "not a creation time: 1.5",
+    );
+    expect(() => signLink(SECRET, "confirm", { id: "a", createdAt: -1 })).toThrow(
+      "not a creation time: -1",
+    );
+    // The epoch itself is a time.
+    const epoch = { id: "a", createdAt: 0 };
+    expect(verifyLink(SECRET, "confirm", signLink(SECRET, "confirm", epoch))).toEqual(epoch);
+  });
+
+  it("are refused when id or time is malformed, even under a MAC made for it", () => {
+    // What only a holder of the secret could make: the check of the form stands alone.
+    const signed = (id: string, created: string) =>
+      `${id}.${created}.${createHmac("sha256", SECRET)
+        .update(`flightwatch passenger link\nconfirm\n${id}\n${created}`)
+        .digest("base64url")}`;
+    expect(verifyLink(SECRET, "confirm", signed("anna", "1"))).toEqual({
+      id: "anna",
+      createdAt: 1,
+    });
+    for (const [id, created] of [
+      ["a/b", "1"],
+      ["a b", "1"],
+      ["anna", "1!"],
+      ["anna", "!1"],
+      ["anna", "1".repeat(12)],
+      ["anna", "A1"],
+    ] as const) {
+      expect(
+        verifyLink(SECRET, "confirm", signed(id, created)),
+        `${id}.${created}`,
+      ).toBeUndefined();
+    }
   });
 
   it("are refused after any change of one character", () => {

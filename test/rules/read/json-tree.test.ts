@@ -58,6 +58,19 @@ describe("readJsonTree", () => {
     ]);
   });
 
+  it("counts the depth of empty and full collections alike, and refuses past 256", () => {
+    // Hundreds of empty ones side by side are one level each.
+    expect(readJsonTree(`[${"[],".repeat(300)}[]]`)).toMatchObject({ ok: true });
+    expect(readJsonTree(`[${"{},".repeat(300)}{}]`)).toMatchObject({ ok: true });
+    expect(readJsonTree(`[${'{"a":[1]},'.repeat(300)}0]`)).toMatchObject({ ok: true });
+    expect(readJsonTree(`${"[".repeat(256)}${"]".repeat(256)}`)).toMatchObject({ ok: true });
+    expect(readJsonTree(`${"[".repeat(257)}${"]".repeat(257)}`)).toEqual({
+      ok: false,
+      duplicates: [],
+      tooDeep: 256,
+    });
+  });
+
   it("reads a bare scalar as the whole document", () => {
     agrees('"text"');
     agrees(" 12 ");
