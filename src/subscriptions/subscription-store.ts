@@ -214,11 +214,15 @@ export class SubscriptionStore {
     });
   }
 
-  /** Changes a subscription's status; resolves to it as it is now, undefined when there is none. */
+  /**
+   * Changes a subscription's status; resolves to it as it is now, undefined when there is
+   * none. `from`: only from these statuses. `createdAt`: only the subscription made then
+   * (a link's), not another made later under the same id (then: undefined).
+   */
   async setStatus(
     id: string,
     status: SubscriptionStatus,
-    options: { from?: readonly SubscriptionStatus[] } = {},
+    options: { from?: readonly SubscriptionStatus[]; createdAt?: number } = {},
   ): Promise<Subscription | undefined> {
     for (let tries = 0; tries < STATUS_TRIES; tries++) {
       const [filing] = await this.#filings([id]);
@@ -227,6 +231,9 @@ export class SubscriptionStore {
       const text = await this.#redis.hget(key, id);
       const current = text === null ? undefined : this.#decode(id, filing, text);
       if (current === undefined || text === null) return undefined;
+      if (options.createdAt !== undefined && current.createdAt !== options.createdAt) {
+        return undefined;
+      }
       // Only from these statuses (a confirmation must not undo an unsubscription made
       // meanwhile): otherwise it stays as it is, and is answered as it is.
       if (options.from !== undefined && !options.from.includes(current.status)) return current;

@@ -329,7 +329,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     if (crossOrigin(req)) return notAllowed(url, req.headers["accept-language"], "GET");
     const page = await opened(req, url, "confirm");
     if ("answer" in page) return page.answer;
-    const { subscription: s, language, w, queryFor, token, id } = page;
+    const { subscription: s, language, w, queryFor, token } = page;
     if (s === undefined) return expired(language, queryFor);
     const confirmedPage = (subscription: Subscription) =>
       message(
@@ -362,7 +362,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
       );
     }
     await readForm(req);
-    const confirmed = await pending.confirm(id);
+    const confirmed = await pending.confirm(s);
     if (confirmed === undefined) return expired(language, queryFor);
     // Unsubscribed between the page and the button: that stands.
     return confirmed.status === "active" ? confirmedPage(confirmed) : ended(language, queryFor);
@@ -472,7 +472,8 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
       );
     }
     await readForm(req);
-    await store.setStatus(id, "unsubscribed");
+    // The subscription the link was made for, not one made since under its id.
+    await store.setStatus(id, "unsubscribed", { createdAt: s.createdAt });
     return done();
   }
 

@@ -67,9 +67,13 @@ export class PendingSubscriptions {
    * Confirms a pending subscription: it is active from now on. Only a pending one: an
    * unsubscription made meanwhile (the email's link, a second tab) stands.
    */
-  async confirm(id: string): Promise<Subscription | undefined> {
-    const active = await this.#store.setStatus(id, "active", { from: ["pending"] });
-    await this.#redis.zrem(this.#keys.webPending, id);
+  async confirm(
+    subscription: Pick<Subscription, "id" | "createdAt">,
+  ): Promise<Subscription | undefined> {
+    const { id, createdAt } = subscription;
+    const active = await this.#store.setStatus(id, "active", { from: ["pending"], createdAt });
+    // Not another's deadline (one made later under the id): the sweep forgets a gone one.
+    if (active !== undefined) await this.#redis.zrem(this.#keys.webPending, id);
     return active;
   }
 

@@ -120,6 +120,12 @@ describe("the subscription store", () => {
       "unsubscribed",
     );
     expect((await store.get("a"))?.status).toBe("unsubscribed");
+    // Only the subscription made at that moment, when asked: not one made later under its id.
+    const created = (await store.get("a"))?.createdAt as number;
+    expect(await store.setStatus("a", "active", { createdAt: created + 1 })).toBeUndefined();
+    expect((await store.get("a"))?.status).toBe("unsubscribed");
+    expect((await store.setStatus("a", "active", { createdAt: created }))?.status).toBe("active");
+    await store.setStatus("a", "unsubscribed");
     // An unsubscription between a confirmation's read and its write is never overwritten:
     // the write is tried again over what is there now, which it then leaves alone.
     await store.add([sub("b", { status: "pending" })], NOW);
