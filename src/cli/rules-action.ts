@@ -24,8 +24,9 @@ import { admitMatches, flushDue } from "../dispatch/alert-decision.js";
 import { groupByTarget } from "../dispatch/dispatcher.js";
 import { ConfigError, formatRuleProblem } from "../errors.js";
 import { readOutboundAllow } from "../outbound/outbound-policy.js";
-import { describeAlert, describeChange } from "../render/alert-text.js";
+import { describeAlert, describeChange, localTime } from "../render/alert-text.js";
 import { RuleSet } from "../rules/match/rule-matcher.js";
+import { inQuietHours } from "../rules/quiet-hours.js";
 import { loadRuleDir } from "../rules/read/rule-loader.js";
 import { describeSchedule } from "../rules/retry-schedule.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
@@ -134,6 +135,13 @@ export async function runRulesTest(
       if (!alert) {
         print("    nothing sent: held back by the rule's noise control (e.g. shift_at_least)\n");
         continue;
+      }
+      if (alert.decidedAt > now) {
+        const quiet =
+          rule.quietHours !== undefined && inQuietHours(rule.quietHours, now + rule.groupWaitMs);
+        print(
+          `    goes out at ${localTime(alert.decidedAt, zone, true)} (${quiet ? "after quiet hours" : "after group_wait"})\n`,
+        );
       }
       for (const channel of rule.channels) {
         const kind = channel.name === channel.type ? "" : ` (${channel.type})`;

@@ -34,6 +34,7 @@
  */
 import type { ChangeEvent } from "../diff/change.js";
 import type { FlightIdentity } from "../diff/flight-snapshot.js";
+import { groupDue, isCritical } from "../rules/quiet-hours.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import type { Alert, AlertChange } from "./alert.js";
@@ -188,7 +189,15 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
     state.held ??= [];
     state.held.push(change);
   } else {
-    state.group ??= { openedAt: now, dueAt: now + rule.groupWaitMs, changes: [] };
+    // Quiet hours: a group opened in them waits for their end, unless the change is
+    // critical — which sends the group (what waited with it) after group_wait only.
+    const critical = rule.quietHours !== undefined && isCritical(rule.quietHours, event, now);
+    if (state.group === undefined) {
+      const dueAt = groupDue(rule.quietHours, now, rule.groupWaitMs, critical);
+      state.group = { openedAt: now, dueAt, changes: [] };
+    } else if (critical) {
+      state.group.dueAt = Math.min(state.group.dueAt, now + rule.groupWaitMs);
+    }
     state.group.changes.push(change);
   }
 }

@@ -43,6 +43,23 @@ export interface Rule {
   flapping?: FlappingSpec;
   /** The language of its notifications' words (`en`, `nl`); undefined = English. */
   language?: Language;
+  /** Quiet hours: a local window in which only critical changes go at once; undefined = none. */
+  quietHours?: QuietHours;
+}
+
+/**
+ * Quiet hours (see quiet-hours.ts): within a local time-of-day window, a flight's
+ * changes wait for the window's end and go then, as one alert per flight, unless one of
+ * them is critical — which goes at once, with what waited.
+ */
+export interface QuietHours {
+  /** Minutes after local midnight the window starts (inclusive) and ends; from > to spans midnight. */
+  fromMinute: number;
+  toMinute: number;
+  /** The zone of the window: the recipients' (default the airport's). */
+  zone: string;
+  /** Changes that go at once, as selectors of `changes`. */
+  critical: ChangeSelector[];
 }
 
 /** Flap handling of a rule. */

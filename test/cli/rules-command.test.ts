@@ -127,6 +127,31 @@ describe("flightwatch rules", () => {
     expect(out).toContain("3 of 4 rules match; nothing was sent");
   }, 20_000);
 
+  it("test: says when quiet hours hold an alert, and when it goes out", async () => {
+    const quiet = join(dir, "quiet");
+    await mkdir(quiet);
+    await writeFile(
+      join(quiet, "night.yaml"),
+      `rules:
+  - id: night-gates
+    changes: [gate]
+    quiet_hours: { from: "23:00", to: "07:00" }
+    channels: [{ type: console }]
+`,
+    );
+    const run = (now: string) =>
+      spawnCli([
+        ...["rules", "test", quiet, "--before", join(dir, "before.json")],
+        ...["--after", join(dir, "after.json"), "--now", now],
+      ]);
+    const night = run("2026-11-21T06:30");
+    expect(await night.exited).toBe(0);
+    expect(night.stdout()).toContain("    goes out at Sat 21 Nov 07:00 (after quiet hours)\n");
+    const day = run("2026-11-21T08:30");
+    expect(await day.exited).toBe(0);
+    expect(day.stdout()).not.toContain("goes out at");
+  }, 20_000);
+
   it("test | head: a reader that went away ends the output quietly (exit 0, no EPIPE trace)", async () => {
     const proc = testPair("2026-11-21T08:30");
     // As `head -0` would: the reading end is closed before a line is read.

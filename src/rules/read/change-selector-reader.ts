@@ -43,8 +43,9 @@ export function readChangeSelectors(
   r: TreeReader,
   node: TreeNode,
   path: string,
+  what = "`changes`",
 ): ChangeSelector[] | undefined {
-  return readItems(r, node, path, "`changes`", NO_CHANGES, (item, at) => readSelector(r, item, at));
+  return readItems(r, node, path, what, NO_CHANGES, (item, at) => readSelector(r, item, at));
 }
 
 const NO_CHANGES: EmptyList = {

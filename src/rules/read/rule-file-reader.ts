@@ -13,6 +13,7 @@ import { readChangeSelectors } from "./change-selector-reader.js";
 import { readChannels } from "./channel-reader.js";
 import { didYouMean, suggestionHint } from "./did-you-mean.js";
 import { readFlightFilter } from "./flight-filter-reader.js";
+import { readQuietHours } from "./quiet-hours-reader.js";
 import { parseRuleDocument } from "./rule-document.js";
 import { RuleInterner } from "./rule-interner.js";
 import { FLAPPING_KEYS, FLIGHT_FILTER_KEYS, RULE_KEYS } from "./rule-schema.js";
@@ -249,6 +250,11 @@ function readRule(
       case "flapping":
         rule.flapping = r.shared("flapping", entry.value, () => readFlapping(r, entry.value, at));
         break;
+      case "quiet_hours":
+        rule.quietHours = r.shared("quiet_hours", entry.value, () =>
+          readQuietHours(r, entry.value, at, zone),
+        );
+        break;
       case "language": {
         const language = r.string(entry.value, at, "`language`");
         if (language === undefined) break;
@@ -288,6 +294,7 @@ function readRule(
     coolDownMs: rule.coolDownMs ?? 0,
     flapping: rule.flapping,
     language: rule.language,
+    quietHours: rule.quietHours,
   };
   return read;
 }

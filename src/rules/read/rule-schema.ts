@@ -19,7 +19,11 @@ export const RULE_KEYS = [
   "cool_down",
   "flapping",
   "language",
+  "quiet_hours",
 ] as const;
+
+/** Keys of `quiet_hours`. */
+export const QUIET_HOURS_KEYS = ["from", "to", "zone", "critical"] as const;
 
 /** Keys of a flight filter: the criteria's (flight-criteria.ts), then `not`. */
 export const FLIGHT_FILTER_KEYS: readonly string[] = [

@@ -1,0 +1,77 @@
+/**
+ * Quiet hours of a rule (docs/rules.md, "Quiet hours"): whether an instant lies in the
+ * local window, when that window ends, and whether a change is critical — pure, in the
+ * window's own zone, across DST: a window written 23:00–07:00 is 23:00–07:00 on the
+ * wall clock every night, whatever its length in hours that night.
+ */
+import type { ChangeEvent } from "../diff/change.js";
+import { fromLocalDateTime, toLocalDateTime } from "../time/local-time.js";
+import { compileSelectorList } from "./match/change-selector.js";
+import { CheckMemo, EventView } from "./match/event-view.js";
+import { MatchContext } from "./match/match-context.js";
+import type { QuietHours } from "./rule.js";
+
+/** The default `critical`, as a rule file writes it: what a traveller must hear at any hour. */
+export const DEFAULT_CRITICAL_TEXT = '["cancelled", "diverted", {"kind": "gate", "within": "1h"}]';
+
+const DAY_MINUTES = 24 * 60;
+
+/** Minutes after local midnight of an instant, in `zone`. */
+function localMinute(t: number, zone: string): number {
+  const local = toLocalDateTime(t, zone);
+  return Number(local.slice(11, 13)) * 60 + Number(local.slice(14, 16));
+}
+
+/** Whether `t` lies in the window (its start included, its end not). */
+export function inQuietHours(q: QuietHours, t: number): boolean {
+  const m = localMinute(t, q.zone);
+  return q.fromMinute <= q.toMinute
+    ? m >= q.fromMinute && m < q.toMinute
+    : m >= q.fromMinute || m < q.toMinute;
+}
+
+/**
+ * The end of the window that `t` lies in: the first instant after `t` at which the local
+ * clock reads `to` (a `to` the clock skips that night — a spring gap — is where it jumps to).
+ */
+export function quietEnd(q: QuietHours, t: number): number {
+  const hh = String(Math.floor(q.toMinute / 60)).padStart(2, "0");
+  const mm = String(q.toMinute % 60).padStart(2, "0");
+  const day = toLocalDateTime(t, q.zone).slice(0, 10);
+  for (let offset = 0; offset <= 2; offset++) {
+    const date = new Date(`${day}T00:00:00Z`);
+    date.setUTCDate(date.getUTCDate() + offset);
+    const end = fromLocalDateTime(`${date.toISOString().slice(0, 10)}T${hh}:${mm}`, q.zone);
+    if (end !== undefined && end > t) return end;
+  }
+  // Unreachable: a `to` comes round within two days in every zone.
+  return t + DAY_MINUTES * 60_000;
+}
+
+const compiled = new WeakMap<QuietHours, ReturnType<typeof compileSelectorList>>();
+
+/** Whether a change goes through quiet hours at once (matches a `critical` selector at `now`). */
+export function isCritical(q: QuietHours, event: ChangeEvent, now: number): boolean {
+  let first = compiled.get(q);
+  if (first === undefined) {
+    first = compileSelectorList(q.critical);
+    compiled.set(q, first);
+  }
+  return first(new EventView(event, new MatchContext(now, q.zone), new CheckMemo(0))) >= 0;
+}
+
+/**
+ * When a flight's group that opens at `now` goes out: after `waitMs` (group_wait), or —
+ * when that moment lies in quiet hours and the change is not critical — at the end of
+ * the window.
+ */
+export function groupDue(
+  q: QuietHours | undefined,
+  now: number,
+  waitMs: number,
+  critical: boolean,
+): number {
+  const due = now + waitMs;
+  if (q === undefined || critical || !inQuietHours(q, due)) return due;
+  return quietEnd(q, due);
+}

@@ -1,0 +1,81 @@
+/**
+ * Quiet hours in the alert decisions: a flight's group opened in the window goes out at
+ * its end as one alert with its net changes; a critical change sends the group at once
+ * (with what waited); outside the window nothing changes.
+ */
+import { describe, expect, it } from "vitest";
+import type { ChangeSelector, QuietHours } from "../../src/rules/rule.js";
+import { Driver, gate, MINUTE, rule, state, summary, time } from "./dispatch-builder.js";
+
+const CANCELLED: ChangeSelector = {
+  name: "cancelled",
+  kinds: ["state"],
+  states: ["CNX"],
+  actions: ["added"],
+};
+const QUIET: QuietHours = {
+  fromMinute: 23 * 60,
+  toMinute: 7 * 60,
+  zone: "Europe/Amsterdam",
+  critical: [CANCELLED],
+};
+// 00:30 in Amsterdam; the window ends at 07:00 (06:00 UTC).
+const NIGHT = Date.parse("2026-11-20T23:30:00Z");
+const END = Date.parse("2026-11-21T06:00:00Z");
+
+describe("quiet hours", () => {
+  it("hold a flight's changes to the window's end, and send them then as one alert", () => {
+    const d = new Driver(rule({ quietHours: QUIET, groupWaitMs: MINUTE }));
+    expect(d.admit(NIGHT, [gate("D1", "D2", 1)])).toEqual([]);
+    expect(d.dueAt).toBe(END);
+    expect(d.admit(NIGHT + 60 * MINUTE, [time(0, 20, 2)])).toEqual([]);
+    expect(d.admit(NIGHT + 90 * MINUTE, [gate("D2", "D3", 3)])).toEqual([]);
+    expect(d.dueAt).toBe(END);
+    expect(d.flush(END - 1)).toEqual([]);
+    const [alert, ...more] = d.flush(END);
+    expect(more).toEqual([]);
+    expect(summary(alert)).toEqual(["gate D1→D3", "publicEstimatedOffBlockTime 11:00→11:20"]);
+    expect(alert).toMatchObject({ openedAt: NIGHT, decidedAt: END });
+  });
+
+  it("send a critical change at once, with what waited for the flight", () => {
+    const d = new Driver(rule({ quietHours: QUIET }));
+    expect(d.admit(NIGHT, [gate("D1", "D2", 1)])).toEqual([]);
+    const [alert] = d.admit(NIGHT + 10 * MINUTE, [state("CNX", "added", 2)]);
+    expect(summary(alert)).toEqual(["gate D1→D2", "CNX added"]);
+    expect(d.dueAt).toBeUndefined();
+    // After it, the window holds again.
+    expect(d.admit(NIGHT + 20 * MINUTE, [gate("D2", "D4", 3)])).toEqual([]);
+    expect(d.dueAt).toBe(END);
+  });
+
+  it("keep group_wait for a critical change, whether it opens the group or joins it", () => {
+    const d = new Driver(rule({ quietHours: QUIET, groupWaitMs: 2 * MINUTE }));
+    expect(d.admit(NIGHT, [state("CNX", "added", 1)])).toEqual([]);
+    expect(d.dueAt).toBe(NIGHT + 2 * MINUTE);
+    const e = new Driver(rule({ quietHours: QUIET, groupWaitMs: 2 * MINUTE }));
+    e.admit(NIGHT, [gate("D1", "D2", 1)]);
+    e.admit(NIGHT + MINUTE, [state("CNX", "added", 2)]);
+    expect(e.dueAt).toBe(NIGHT + 3 * MINUTE);
+    // A critical change never makes a group wait longer than it would have.
+    const f = new Driver(rule({ quietHours: QUIET, groupWaitMs: 10 * MINUTE }));
+    f.admit(NIGHT, [state("CNX", "added", 1)]);
+    f.admit(NIGHT + 5 * MINUTE, [state("DIV", "added", 2)]);
+    f.admit(NIGHT + 8 * MINUTE, [state("CNX", "withdrawn", 3)]);
+    expect(f.dueAt).toBe(NIGHT + 10 * MINUTE);
+  });
+
+  it("change nothing outside the window", () => {
+    const day = Date.parse("2026-11-21T09:00:00Z");
+    const d = new Driver(rule({ quietHours: QUIET, groupWaitMs: MINUTE }));
+    expect(d.admit(day, [gate("D1", "D2", 1)])).toEqual([]);
+    expect(d.dueAt).toBe(day + MINUTE);
+    const now = new Driver(rule({ quietHours: QUIET }));
+    expect(now.admit(day, [gate("D1", "D2", 1)])).toHaveLength(1);
+    // A group_wait that ends inside the window waits for its end.
+    const late = Date.parse("2026-11-21T21:55:00Z"); // 22:55
+    const g = new Driver(rule({ quietHours: QUIET, groupWaitMs: 10 * MINUTE }));
+    g.admit(late, [gate("D1", "D2", 1)]);
+    expect(g.dueAt).toBe(Date.parse("2026-11-22T06:00:00Z"));
+  });
+});
