@@ -25,6 +25,7 @@ export default {
     "src/deliver/event-type.ts",
     "src/deliver/delivery-order.ts",
     "src/rules/read/json-tree.ts",
+    "src/rules/quiet-hours.ts",
     "src/web/link-token.ts",
     "src/detect/window.ts",
   ],

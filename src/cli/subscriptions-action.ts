@@ -54,6 +54,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   changes: "--changes",
   labels: "--label",
   language: "--language",
+  quietHours: "--quiet-hours",
 };
 
 /** `subscriptions add`: checks, stores, prints the id. */
@@ -67,6 +68,7 @@ export async function addSubscription(flags: AddFlags): Promise<void> {
     ...(flags.secret !== undefined ? { secret: flags.secret } : {}),
     ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
     ...(flags.language !== undefined ? { language: flags.language } : {}),
+    ...(flags.quietHours !== undefined ? { quietHours: flags.quietHours } : {}),
     ...(flags.changes !== undefined ? { changes: parseChanges(flags.changes) } : {}),
     ...(flags.label !== undefined ? { labels: parseLabels(flags.label) } : {}),
   };

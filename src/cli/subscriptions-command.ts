@@ -33,6 +33,7 @@ export interface AddFlags {
   secret?: string;
   language?: string;
   direction?: string;
+  quietHours?: string;
   preset?: string;
   changes?: string;
   label?: string[];
@@ -93,6 +94,10 @@ export function registerSubscriptionsCommand(program: Command): void {
     .option("--webhook <url>", "or POST signed JSON to this URL (an app backend)")
     .option("--secret <secret>", "with --webhook: the signing secret (Standard Webhooks)")
     .option("--language <code>", "the notifications' language: en (the default) or nl")
+    .option(
+      "--quiet-hours <from-to>",
+      "hold what is not critical to the window's end: 23:00-07:00, or 23:00-07:00 Europe/London",
+    )
     .option("--preset <name>", "what to hear about: essentials (the default)")
     .option("--changes <json>", "or change selectors as rule files write them, as a JSON list")
     .option("--label <name=value>", "a label echoed in every notification (repeatable)", collect)

@@ -49,6 +49,15 @@ const LABELS = {
   examples: [{ booking: "X7Q2LM" }],
 };
 
+/** A subscription's quiet hours. */
+const QUIET_HOURS = {
+  type: "string",
+  pattern: "^\\d{1,2}:\\d{2}\\s*-\\s*\\d{1,2}:\\d{2}(\\s+\\S+)?$",
+  description:
+    "Quiet hours: from-to in local time (the airport's zone, or one given after a space). Within them only critical changes (cancellation, diversion, a gate change within an hour of the flight) go at once; the rest waits for their end and goes as one message.",
+  examples: ["23:00-07:00", "22:30-06:30 Europe/London"],
+} as const;
+
 /** The language of a subscription's notifications. */
 const LANGUAGE = {
   type: "string",
@@ -304,6 +313,7 @@ export function openApiDocument(): Record<string, unknown> {
             changes: CHANGES,
             labels: LABELS,
             language: LANGUAGE,
+            quietHours: QUIET_HOURS,
           },
           required: ["flight", "date"],
           oneOf: [{ required: ["email"] }, { required: ["webhook"] }],
@@ -329,6 +339,7 @@ export function openApiDocument(): Record<string, unknown> {
               description: "The webhook URL; its secret is never shown.",
             },
             language: LANGUAGE,
+            quietHours: QUIET_HOURS,
             labels: LABELS,
             status: { type: "string", enum: [...SUBSCRIPTION_STATUSES] },
             createdAt: { type: "string", format: "date-time" },

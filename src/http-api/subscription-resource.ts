@@ -22,7 +22,15 @@ import {
 export const CREATE_FIELDS = INPUT_FIELDS;
 
 /** Fields that must be JSON strings when given (the checks see to the others' types). */
-const TEXT_FIELDS = ["direction", "email", "webhook", "secret", "preset", "language"] as const;
+const TEXT_FIELDS = [
+  "direction",
+  "email",
+  "webhook",
+  "secret",
+  "preset",
+  "language",
+  "quietHours",
+] as const;
 
 /** A subscription as the API shows it. */
 export interface SubscriptionView {
@@ -35,6 +43,7 @@ export interface SubscriptionView {
   email?: string;
   webhook?: string;
   language?: Language;
+  quietHours?: string;
   labels: Record<string, string>;
   status: SubscriptionStatus;
   /** ISO 8601, UTC. */
@@ -90,6 +99,7 @@ export function viewOf(s: Subscription, expiresAtMs: number): SubscriptionView {
     ...(s.changes !== undefined ? { changes: s.changes } : {}),
     ...(s.channel.type === "email" ? { email: s.channel.to } : { webhook: s.channel.url }),
     ...(s.language !== undefined ? { language: s.language } : {}),
+    ...(s.quietHours !== undefined ? { quietHours: s.quietHours } : {}),
     labels: s.labels,
     status: s.status,
     createdAt: new Date(s.createdAt).toISOString(),

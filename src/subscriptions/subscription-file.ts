@@ -96,7 +96,11 @@ async function* readCsv(lines: AsyncIterable<string>): AsyncGenerator<FileRecord
     const row = reader.push(text);
     if (row === undefined) continue;
     if (header === undefined) {
-      header = row.map((cell) => cell.trim().toLowerCase());
+      // Column names in any case (spreadsheets capitalise), as the fields spell them.
+      header = row.map((cell) => {
+        const name = cell.trim();
+        return FILE_FIELDS.find((f) => f.toLowerCase() === name.toLowerCase()) ?? name;
+      });
       const problems = headerProblems(header);
       if (problems.length > 0) {
         // Every row would be read wrong: the header is the one problem.
@@ -229,6 +233,7 @@ function lineFields(s: Subscription, withSecrets: boolean): Record<string, unkno
     ...(s.changes !== undefined ? { changes: s.changes } : { preset: s.preset }),
     ...(Object.keys(s.labels).length > 0 ? { labels: s.labels } : {}),
     ...(s.language !== undefined ? { language: s.language } : {}),
+    ...(s.quietHours !== undefined ? { quietHours: s.quietHours } : {}),
     status: s.status,
   };
 }

@@ -328,6 +328,7 @@ function contentOf(s: Subscription, parts: { status: boolean; secret: boolean })
     // without them stays what it was before they existed.
     ...(s.direction !== undefined ? [{ direction: s.direction }] : []),
     ...(s.language !== undefined ? [{ language: s.language }] : []),
+    ...(s.quietHours !== undefined ? [{ quietHours: s.quietHours }] : []),
   ]);
 }
 

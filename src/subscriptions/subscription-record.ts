@@ -9,7 +9,7 @@
  * channel letter, creation time in base 36), the recipient, the labels as name and
  * value fields, and — only when there is any — a JSON object of the rarer parts (a
  * preset other than essentials, change selectors, a webhook secret, a language other
- * than English, a direction). A label value or
+ * than English, a direction, quiet hours). A label value or
  * recipient that holds U+001F itself makes the whole text a JSON array of the same
  * fields instead (it starts with `[`, which no head does).
  */
@@ -39,6 +39,8 @@ interface Extras {
   l?: Language;
   /** Its direction, when it follows only one: `D` or `A`. */
   d?: "D" | "A";
+  /** Its quiet hours (`23:00-07:00[ zone]`). */
+  q?: string;
 }
 
 /** The stored text of a subscription (its id, flight and date are kept by the keys). */
@@ -53,6 +55,7 @@ export function encodeSubscription(s: Subscription): string {
   if (s.channel.type === "webhook" && s.channel.secret !== undefined) extras.s = s.channel.secret;
   if (s.language !== undefined && s.language !== "en") extras.l = s.language;
   if (s.direction !== undefined) extras.d = s.direction === "departure" ? "D" : "A";
+  if (s.quietHours !== undefined) extras.q = s.quietHours;
   // JSON escapes every control character, so the extras never hold the separator.
   if (Object.keys(extras).length > 0) fields.push(JSON.stringify(extras));
   return fields.some((f) => f.includes(SEPARATOR))
@@ -109,6 +112,7 @@ export function decodeSubscription(
     ...(extras.c !== undefined ? { changes: extras.c } : { preset: extras.p ?? DEFAULT_PRESET }),
     channel,
     ...(extras.l !== undefined && isLanguage(extras.l) ? { language: extras.l } : {}),
+    ...(typeof extras.q === "string" ? { quietHours: extras.q } : {}),
     labels,
     status: status as SubscriptionStatus,
     createdAt,

@@ -71,6 +71,11 @@ export interface Subscription {
   channel: SubscriptionChannel;
   /** The language of its notifications; absent: English. */
   language?: Language;
+  /**
+   * Quiet hours, `23:00-07:00` (the airport's zone) or `23:00-07:00 Europe/London`: what
+   * is not critical waits for their end (docs/rules.md, "Quiet hours"); absent: none.
+   */
+  quietHours?: string;
   labels: Record<string, string>;
   status: SubscriptionStatus;
   /** Epoch ms. */
@@ -92,6 +97,7 @@ export const INPUT_FIELDS = [
   "changes",
   "labels",
   "language",
+  "quietHours",
 ] as const;
 
 /** What a subscription is made from (the CLI's flags, the API's body). */
@@ -105,6 +111,7 @@ export interface SubscriptionInput {
   webhook?: unknown;
   secret?: unknown;
   language?: unknown;
+  quietHours?: unknown;
   labels?: unknown;
   status?: unknown;
 }
@@ -149,6 +156,8 @@ export function newSubscriptionId(): string {
 }
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+/** `23:00-07:00`, optionally with a zone: the times are checked by the rule reader. */
+const QUIET_HOURS_RE = /^(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})(?:\s+(\S+))?$/;
 const LABEL_KEY_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_LABELS = 20;
 const MAX_LABEL_CHARS = 200;
@@ -228,6 +237,19 @@ export function checkSubscription(
       `"${language}" is not a language of notifications: ${LANGUAGES.join(", ")}`,
     );
   }
+  let quietHours: string | undefined;
+  if (input.quietHours !== undefined) {
+    const m =
+      typeof input.quietHours === "string" ? QUIET_HOURS_RE.exec(input.quietHours.trim()) : null;
+    if (m === null) {
+      problem(
+        "quietHours",
+        `${JSON.stringify(input.quietHours)} is not quiet hours: write from-to, such as 23:00-07:00 (or 23:00-07:00 Europe/London for a zone of their own)`,
+      );
+    } else {
+      quietHours = `${m[1]}-${m[2]}${m[3] ? ` ${m[3]}` : ""}`;
+    }
+  }
   const status =
     input.status === undefined ? "active" : (String(input.status) as SubscriptionStatus);
   if (!SUBSCRIPTION_STATUSES.includes(status)) {
@@ -248,6 +270,7 @@ export function checkSubscription(
     ...(changes !== undefined ? { changes } : {}),
     channel,
     ...(language !== undefined && isLanguage(language) ? { language } : {}),
+    ...(quietHours !== undefined ? { quietHours } : {}),
     labels,
     status,
     createdAt: now,
@@ -336,6 +359,7 @@ function readAsRule(
         changes: s.changes ?? PRESETS[s.preset ?? DEFAULT_PRESET],
         channels: [channel],
         ...(s.language !== undefined ? { language: s.language } : {}),
+        ...(s.quietHours !== undefined ? { quiet_hours: quietHoursOf(s.quietHours) } : {}),
       },
     ],
   };
@@ -356,9 +380,19 @@ function readAsRule(
   return { rule: { ...rule, id: subscriptionRuleId(s.id) } };
 }
 
+/** `23:00-07:00 Europe/London` as a rule file writes it. */
+function quietHoursOf(text: string): Record<string, string> {
+  const [span = "", zone] = text.split(" ");
+  const [from = "", to = ""] = span.split("-");
+  return { from, to, ...(zone !== undefined ? { zone } : {}) };
+}
+
 /** A rule problem as a problem of the subscription's field it came from. */
 function problemOf(p: RuleProblem): SubscriptionProblem {
   const path = p.path;
+  if (path.includes("quiet_hours")) {
+    return { field: "quietHours", message: p.hint ? `${p.message} (${p.hint})` : p.message };
+  }
   const field = path.includes("channels")
     ? path.includes("url") || path.includes("secret")
       ? "webhook"

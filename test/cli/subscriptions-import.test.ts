@@ -97,7 +97,7 @@ describe("flightwatch subscriptions import and export", () => {
     expect(again.stdout).toBe(`${lines.join("\n")}\n`);
     const csvOut = await cli(b, "export", "--format", "csv");
     expect(csvOut.stdout.split("\n")[0]).toBe(
-      "id,flight,date,direction,email,webhook,secret,preset,changes,labels,language,status",
+      "id,flight,date,direction,email,webhook,secret,preset,changes,labels,language,quietHours,status",
     );
     expect(csvOut.stdout).toContain(",***,"); // masked by default
     const back = await cli(a, "import", "--replace", await file("back.csv", csvOut.stdout));
@@ -144,11 +144,22 @@ ok-3,KL1003,${DATE},ok3@example.com,booking=X
     expect(unknown.stderr).toContain("missing.csv cannot be read (ENOENT)");
   });
 
-  it("add takes --direction, and names the flag when it is none", async () => {
+  it("add takes --direction and --quiet-hours, and names the flag when one is wrong", async () => {
     const base = ["add", "--flight", "DL7507", "--date", DATE, "--email", "anna@example.com"];
-    const added = await cli(a, ...base, "--direction", "arrival", "--json");
+    const added = await cli(
+      a,
+      ...base,
+      ...["--direction", "arrival", "--quiet-hours", "23:00-07:00", "--json"],
+    );
     expect(added.code, added.stderr).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ flight: "DL7507", direction: "arrival" });
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      flight: "DL7507",
+      direction: "arrival",
+      quietHours: "23:00-07:00",
+    });
+    const quiet = await cli(a, ...base, "--quiet-hours", "23-7");
+    expect(quiet.code).toBe(2);
+    expect(quiet.stderr).toContain("--quiet-hours");
     const bad = await cli(a, ...base, "--direction", "inbound");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--direction");

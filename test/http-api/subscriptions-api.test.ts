@@ -73,6 +73,22 @@ describe("the subscriptions API", () => {
     }
   });
 
+  it("takes quiet hours, shows them, and names the field when they are wrong", async () => {
+    const created = await api.call("POST", "/api/v1/subscriptions", {
+      body: emailBody({ quietHours: "23:00-07:00 Europe/London" }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.quietHours).toBe("23:00-07:00 Europe/London");
+    expect((await api.store.get(created.json.id as string))?.quietHours).toBe(
+      "23:00-07:00 Europe/London",
+    );
+    const refused = await api.call("POST", "/api/v1/subscriptions", {
+      body: emailBody({ quietHours: "23:00-24:00" }),
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.json)).toContain('"field":"quietHours"');
+  });
+
   it("keeps a webhook's secret for signing but never shows it", async () => {
     const created = await api.call("POST", "/api/v1/subscriptions", {
       body: {

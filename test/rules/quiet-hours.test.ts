@@ -37,6 +37,8 @@ describe("quiet hours' clock", () => {
     // Ends at the next 07:00, whether the instant is before or after midnight.
     expect(quietEnd(q, utc("2026-11-21T22:00:00Z"))).toBe(utc("2026-11-22T06:00:00Z"));
     expect(quietEnd(q, utc("2026-11-22T05:59:00Z"))).toBe(utc("2026-11-22T06:00:00Z"));
+    // The end is the first `to` after the instant: at 07:00 itself, the next day's.
+    expect(quietEnd(q, utc("2026-11-22T06:00:00Z"))).toBe(utc("2026-11-23T06:00:00Z"));
   });
 
   it("holds a window within one day, and one in another zone", () => {

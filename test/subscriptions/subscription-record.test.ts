@@ -50,12 +50,14 @@ const subscription: fc.Arbitrary<Subscription> = fc
     // English is the default: a subscription in English has no language.
     language: fc.constantFrom(undefined, "nl" as const),
     direction: fc.constantFrom(undefined, "departure" as const, "arrival" as const),
+    quietHours: fc.constantFrom(undefined, "23:00-07:00", "22:30-06:15 Europe/London"),
   })
-  .map(({ what, language, direction, ...rest }) => ({
+  .map(({ what, language, direction, quietHours, ...rest }) => ({
     ...rest,
     ...what,
     ...(language !== undefined ? { language } : {}),
     ...(direction !== undefined ? { direction } : {}),
+    ...(quietHours !== undefined ? { quietHours } : {}),
   }));
 
 describe("a subscription's stored text", () => {

@@ -135,6 +135,40 @@ describe("a subscription", () => {
     expect(problems({ ...base, direction: 1 }).map((p) => p.field)).toEqual(["direction"]);
   });
 
+  it("may have quiet hours: its rule holds what is not critical to their end", () => {
+    const base = { flight: "KL601", date: "2026-11-21", email: "anna@example.com" };
+    const s = made({ ...base, quietHours: " 23:00 - 07:00 " });
+    expect(s.quietHours).toBe("23:00-07:00");
+    expect(subscriptionRule(s, { zone: ZONE }).quietHours).toMatchObject({
+      fromMinute: 23 * 60,
+      toMinute: 7 * 60,
+      zone: ZONE,
+      critical: [{ name: "cancelled" }, { name: "diverted" }, { name: "gate" }],
+    });
+    const london = made({ ...base, quietHours: "22:30-06:15 Europe/London" });
+    expect(subscriptionRule(london, { zone: ZONE }).quietHours).toMatchObject({
+      fromMinute: 22 * 60 + 30,
+      zone: "Europe/London",
+    });
+    expect(problems({ ...base, quietHours: "night" })).toEqual([
+      {
+        field: "quietHours",
+        message:
+          '"night" is not quiet hours: write from-to, such as 23:00-07:00 (or 23:00-07:00 Europe/London for a zone of their own)',
+      },
+    ]);
+    // The times and the zone are checked as a rule file's are, and named as this field.
+    expect(problems({ ...base, quietHours: "25:00-07:00" }).map((p) => p.field)).toEqual([
+      "quietHours",
+    ]);
+    expect(problems({ ...base, quietHours: "23:00-07:00 Mars/Base" })).toEqual([
+      expect.objectContaining({
+        field: "quietHours",
+        message: expect.stringContaining("Mars/Base"),
+      }),
+    ]);
+  });
+
   it("with the essentials, hears a gate, boarding, a 15-minute delay, a cancellation — not a 10-minute delay or a terminal", () => {
     const s = made({ flight: "KL601", date: "2026-11-21", email: "anna@example.com" });
     const late = (minutes: number) =>

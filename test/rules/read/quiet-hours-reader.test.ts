@@ -78,7 +78,26 @@ describe("quiet_hours", () => {
     expect(problemOf(ruleWith(`{ from: "23:00", to: "07:00", critical: [gat] }`))).toMatchObject({
       path: "rules[0].quiet_hours.critical[0]",
     });
-    expect(problemOf(ruleWith("night"))).toMatchObject({ path: "rules[0].quiet_hours" });
+    expect(problemOf(ruleWith("night"))).toMatchObject({
+      path: "rules[0].quiet_hours",
+      message: expect.stringMatching(/^`quiet_hours` must be a mapping/),
+    });
+    expect(problemOf(ruleWith(`{ from: [23], to: "07:00" }`))).toMatchObject({
+      path: "rules[0].quiet_hours.from",
+      message: expect.stringMatching(/^`from` must be a single value/),
+    });
+    expect(problemOf(ruleWith(`{ from: "23:00", to: "07:00", zone: [UTC] }`))).toMatchObject({
+      path: "rules[0].quiet_hours.zone",
+      message: expect.stringMatching(/^`zone` must be a single value/),
+    });
+    expect(problemOf(ruleWith(`{ from: "7:00", to: "07:00" }`)).hint).toContain('"07:00"');
+    expect(problemOf(ruleWith(`{ from: "23:00", to: "07:00", zone: Mars/Base }`)).hint).toContain(
+      "IANA",
+    );
+    // Spaces around a time are no mistake.
+    expect(oneRule(ruleWith(`{ from: " 23:00 ", to: "07:00" }`)).quietHours?.fromMinute).toBe(
+      23 * 60,
+    );
     expect(problemsOf(ruleWith(`{ from: 23, to: "07:00" }`))).toHaveLength(1);
   });
 });
