@@ -15,6 +15,8 @@ export interface SlackRequest {
   path: string;
   /** The parsed JSON body (undefined when it was not JSON). */
   payload: unknown;
+  /** The request's User-Agent header. */
+  userAgent?: string;
   /** `Date.now()` when the body was complete. */
   receivedAt: number;
   /** What the receiver answered. */
@@ -67,7 +69,14 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
     const reply = scripts.get(path)?.shift() ?? defaultReply(path, payload, receivedAt);
     if (reply.status === 200) lastAccepted.set(path, receivedAt);
     const body = reply.body ?? "ok";
-    log.push({ path, payload, receivedAt, status: reply.status, answer: body });
+    log.push({
+      path,
+      payload,
+      ...(req.headers["user-agent"] !== undefined ? { userAgent: req.headers["user-agent"] } : {}),
+      receivedAt,
+      status: reply.status,
+      answer: body,
+    });
     const headers: Record<string, string> = { "content-type": "text/html" };
     if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);
     const send = () => res.writeHead(reply.status, headers).end(body);

@@ -1,12 +1,18 @@
 /**
- * Sends notifications to Slack incoming webhooks with undici (not `@slack/webhook`,
- * which neither retries 429s nor honours `Retry-After`). Each send first takes the
- * webhook's next slot from the shared `DestinationLimiter`, so all workers together
- * stay at about one message per second per webhook; a 429 pushes that webhook's
- * slots back for everyone. Slack's answers become outcomes: `ok` delivered, 429 and
- * 5xx and network faults retried, its 4xx error texts (`no_service`, …) refused for good.
+ * Sends notifications to Slack incoming webhooks through Slack's own client,
+ * `@slack/webhook` (v8): it builds the request — the message as JSON, its User-Agent,
+ * no redirects followed. Given our `fetch`, the request goes out over undici, through
+ * the outbound policy and our timeouts, and the raw answer is kept: its retries are
+ * off, and what follows stays ours. Each send first takes the webhook's next slot from
+ * the shared `DestinationLimiter`, so all workers together stay at about one message
+ * per second per webhook; a 429 pushes that webhook's slots back for everyone (the
+ * client fails a 429 at once and drops `Retry-After`; we read it from the answer).
+ * Slack's answers become outcomes: `ok` delivered, 429 and 5xx and network faults
+ * retried on the channel's schedule, its 4xx error texts (`no_service`, …) refused for
+ * good.
  */
 import { setTimeout as delay } from "node:timers/promises";
+import { IncomingWebhook } from "@slack/webhook";
 import type { Dispatcher } from "undici";
 import { parseRetryAfter } from "../api/retry-policy.js";
 import { guardedAgent } from "../outbound/guarded-agent.js";
@@ -17,7 +23,7 @@ import { DEFAULT_PACE_INTERVAL_MS, type DestinationLimiter } from "./destination
 import { type HttpPostResult, httpOutcome, oneLine, postJson } from "./http-post.js";
 import type { Notification } from "./notification.js";
 import type { SendOutcome } from "./send-outcome.js";
-import { slackMessage } from "./slack-message.js";
+import { type SlackMessage, slackMessage } from "./slack-message.js";
 
 /** Longest wait for a slot inside one attempt; beyond it the attempt is handed back as a retry. */
 export const DEFAULT_MAX_PACE_WAIT_MS = 15_000;
@@ -72,7 +78,7 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
     channel: SlackChannelSpec,
     context: SendContext,
   ): Promise<SendOutcome> {
-    const body = JSON.stringify(slackMessage(notification, channel, context.rule, context.zone));
+    const message = slackMessage(notification, channel, context.rule, context.zone);
     let slot: Awaited<ReturnType<DestinationLimiter["reserve"]>>;
     try {
       slot = await this.#limiter.reserve(channel.url, context.now(), {
@@ -107,15 +113,7 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
     }
     // The wait may have outlived this worker's lock: the job may be another's by now.
     if (!(await stillMine(context, slot.waitMs > 0))) return { status: "abandoned" };
-    const result = await postJson(
-      channel.url,
-      body,
-      {},
-      {
-        dispatcher: this.#dispatcher,
-        ...(this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
-      },
-    );
+    const result = await this.#post(channel.url, message);
     const nowMs = context.now();
     const outcome = slackOutcome(result, nowMs);
     if (result.kind === "response" && result.status === 429) {
@@ -124,6 +122,36 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
       await this.#limiter.pushBack(channel.url, until, nowMs).catch(() => undefined);
     }
     return outcome;
+  }
+
+  /**
+   * POSTs a message with `@slack/webhook`, over our undici pool (its `fetch`): resolves
+   * to the answer as it came, whatever the client made of it.
+   */
+  async #post(url: string, message: SlackMessage): Promise<HttpPostResult> {
+    let answer: HttpPostResult | undefined;
+    const fetch = async (target: string | URL | Request, init?: RequestInit) => {
+      const headers: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, name) => {
+        headers[name] = value;
+      });
+      answer = await postJson(String(target), String(init?.body ?? ""), headers, {
+        dispatcher: this.#dispatcher,
+        ...(this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
+      });
+      if (answer.kind !== "response") throw new Error(answer.message);
+      return new Response(NULL_BODY.has(answer.status) ? null : answer.body, {
+        status: answer.status,
+        headers: responseHeaders(answer.headers),
+      });
+    };
+    const client = new IncomingWebhook(url, { fetch, retryConfig: { retries: 0 } });
+    try {
+      await client.send(message);
+    } catch {
+      // Its error says less than the answer kept: that is what decides.
+    }
+    return answer ?? { kind: "network", errorCode: undefined, message: "no request was made" };
   }
 
   /** Closes the sender's own connection pool (not a dispatcher it was given). */
@@ -159,4 +187,17 @@ export function slackOutcome(result: HttpPostResult, nowMs: number): SendOutcome
     };
   }
   return httpOutcome(result, nowMs);
+}
+
+/** Statuses whose Fetch API response must have no body. */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/** undici's header record as the Fetch API's headers (repeated ones joined). */
+function responseHeaders(headers: Record<string, string | string[] | undefined>): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) out.append(name, one);
+  }
+  return out;
 }

@@ -100,6 +100,8 @@ describe("SlackSender against a Slack look-alike", () => {
     expect(outcome).toEqual({ status: "delivered", code: 200 });
     const [received] = slack.messages(PATH);
     expect(received?.payload).toEqual(slackMessage(notification(1), channel, rule, ZONE));
+    // Built by Slack's own client, @slack/webhook, which names itself.
+    expect(received?.userAgent).toMatch(/^@slack:webhook\/8\./);
   });
 
   it("posts formatting markers of flight data inert, as look-alikes", async () => {
