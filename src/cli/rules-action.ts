@@ -26,7 +26,6 @@ import { ConfigError, formatRuleProblem } from "../errors.js";
 import { readOutboundAllow } from "../outbound/outbound-policy.js";
 import { describeAlert, describeChange, localTime } from "../render/alert-text.js";
 import { RuleSet } from "../rules/match/rule-matcher.js";
-import { inQuietHours } from "../rules/quiet-hours.js";
 import { loadRuleDir } from "../rules/read/rule-loader.js";
 import { describeSchedule } from "../rules/retry-schedule.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
@@ -137,11 +136,13 @@ export async function runRulesTest(
         continue;
       }
       if (alert.decidedAt > now) {
-        const quiet =
-          rule.quietHours !== undefined && inQuietHours(rule.quietHours, now + rule.groupWaitMs);
-        print(
-          `    goes out at ${localTime(alert.decidedAt, zone, true)} (${quiet ? "after quiet hours" : "after group_wait"})\n`,
-        );
+        // Held past group_wait: by quiet hours, shown on their clock.
+        const q = rule.quietHours;
+        const held = q !== undefined && alert.decidedAt > now + rule.groupWaitMs;
+        const at = held
+          ? `${localTime(alert.decidedAt, q.zone, true)} ${q.zone}`
+          : localTime(alert.decidedAt, zone, true);
+        print(`    goes out at ${at} (${held ? "after quiet hours" : "after group_wait"})\n`);
       }
       for (const channel of rule.channels) {
         const kind = channel.name === channel.type ? "" : ` (${channel.type})`;

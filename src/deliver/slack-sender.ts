@@ -135,6 +135,8 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
       new Headers(init?.headers).forEach((value, name) => {
         headers[name] = value;
       });
+      // The client's name and version, not the host's Node version and kernel release.
+      headers["user-agent"] = `${(headers["user-agent"] ?? "").split(" ")[0]} flightwatch`.trim();
       answer = await postJson(String(target), String(init?.body ?? ""), headers, {
         dispatcher: this.#dispatcher,
         ...(this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
@@ -146,12 +148,16 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
       });
     };
     const client = new IncomingWebhook(url, { fetch, retryConfig: { retries: 0 } });
+    let failure: unknown;
     try {
       await client.send(message);
-    } catch {
-      // Its error says less than the answer kept: that is what decides.
+    } catch (err) {
+      // Its error says less than the answer kept, which decides — when there is one.
+      failure = err;
     }
-    return answer ?? { kind: "network", errorCode: undefined, message: "no request was made" };
+    if (answer !== undefined) return answer;
+    const why = failure instanceof Error ? failure.message : String(failure);
+    return { kind: "network", errorCode: undefined, message: `no request was made: ${why}` };
   }
 
   /** Closes the sender's own connection pool (not a dispatcher it was given). */

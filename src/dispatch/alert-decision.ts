@@ -34,7 +34,7 @@
  */
 import type { ChangeEvent } from "../diff/change.js";
 import type { FlightIdentity } from "../diff/flight-snapshot.js";
-import { groupDue, isCritical } from "../rules/quiet-hours.js";
+import { groupDue, isCritical, quietDeadline } from "../rules/quiet-hours.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import type { Alert, AlertChange } from "./alert.js";
@@ -158,6 +158,10 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
   }
   const shift = match.selector?.shiftAtLeastMinutes;
   const delay = match.selector?.delayAtLeastMinutes;
+  // Quiet hours: whether this change goes at once, and how long its flight may wait.
+  const quiet = rule.quietHours;
+  const critical = quiet !== undefined && isCritical(quiet, event, now);
+  const deadline = quiet === undefined ? undefined : quietDeadline(quiet, event);
   const pending = pendingChange(state, key);
   if (pending) {
     pending.action = event.action;
@@ -166,6 +170,7 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
     setOptional(pending, "shiftAtLeastMinutes", shift);
     setOptional(pending, "delayAtLeastMinutes", delay);
     pending.eventIds.push(event.id);
+    if (quiet !== undefined) bringForward(state, now + rule.groupWaitMs, critical, deadline);
     return;
   }
   const change: PendingChange = {
@@ -191,15 +196,30 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
   } else {
     // Quiet hours: a group opened in them waits for their end, unless the change is
     // critical — which sends the group (what waited with it) after group_wait only.
-    const critical = rule.quietHours !== undefined && isCritical(rule.quietHours, event, now);
     if (state.group === undefined) {
-      const dueAt = groupDue(rule.quietHours, now, rule.groupWaitMs, critical);
+      const dueAt = groupDue(quiet, now, rule.groupWaitMs, critical, deadline);
       state.group = { openedAt: now, dueAt, changes: [] };
-    } else if (critical) {
-      state.group.dueAt = Math.min(state.group.dueAt, now + rule.groupWaitMs);
+    } else if (quiet !== undefined) {
+      bringForward(state, now + rule.groupWaitMs, critical, deadline);
     }
     state.group.changes.push(change);
   }
+}
+
+/**
+ * A group waiting for quiet hours to end goes sooner: after group_wait (`soonest`) when
+ * a critical change came, and in any case no later than the flight's `deadline`.
+ */
+function bringForward(
+  state: AlertState,
+  soonest: number,
+  critical: boolean,
+  deadline: number | undefined,
+): void {
+  const group = state.group;
+  if (group === undefined) return;
+  const latest = critical ? soonest : Math.max(soonest, deadline ?? Number.POSITIVE_INFINITY);
+  group.dueAt = Math.min(group.dueAt, latest);
 }
 
 /**

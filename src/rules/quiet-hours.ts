@@ -7,7 +7,7 @@
 import type { ChangeEvent } from "../diff/change.js";
 import { fromLocalDateTime, toLocalDateTime } from "../time/local-time.js";
 import { compileSelectorList } from "./match/change-selector.js";
-import { CheckMemo, EventView } from "./match/event-view.js";
+import { bestKnownTime, CheckMemo, EventView } from "./match/event-view.js";
 import { MatchContext } from "./match/match-context.js";
 import type { QuietHours } from "./rule.js";
 
@@ -38,13 +38,17 @@ export function quietEnd(q: QuietHours, t: number): number {
   const mm = String(q.toMinute % 60).padStart(2, "0");
   const day = toLocalDateTime(t, q.zone).slice(0, 10);
   // `to` on the local day of `t`, or else on the next.
-  const at = (offset: number): number => {
+  const at = (offset: number, occurrence: "earlier" | "later" = "earlier"): number => {
     const date = new Date(`${day}T00:00:00Z`);
     date.setUTCDate(date.getUTCDate() + offset);
-    return fromLocalDateTime(`${date.toISOString().slice(0, 10)}T${hh}:${mm}`, q.zone) as number;
+    const local = `${date.toISOString().slice(0, 10)}T${hh}:${mm}`;
+    return fromLocalDateTime(local, q.zone, occurrence) as number;
   };
   const today = at(0);
-  return today > t ? today : at(1);
+  if (today > t) return today;
+  // A `to` the clock reads twice that night (autumn): its second reading, if still ahead.
+  const later = at(0, "later");
+  return later > t ? later : at(1);
 }
 
 const compiled = new WeakMap<QuietHours, ReturnType<typeof compileSelectorList>>();
@@ -61,17 +65,36 @@ export function isCritical(q: QuietHours, event: ChangeEvent, now: number): bool
 }
 
 /**
+ * The latest moment a flight's changes may wait in quiet hours: the largest `within` of
+ * the critical selectors before the flight's best known time (a gate change 90 minutes
+ * ahead is not critical yet, but is by the time the flight is an hour away); undefined
+ * when no critical selector has a `within`, or the flight no time.
+ */
+export function quietDeadline(q: QuietHours, event: ChangeEvent): number | undefined {
+  let within: number | undefined;
+  for (const s of q.critical) {
+    if (s.withinMs !== undefined && (within === undefined || s.withinMs > within)) {
+      within = s.withinMs;
+    }
+  }
+  const time = bestKnownTime(event);
+  return within === undefined || time === undefined ? undefined : time - within;
+}
+
+/**
  * When a flight's group that opens at `now` goes out: after `waitMs` (group_wait), or —
  * when that moment lies in quiet hours and the change is not critical — at the end of
- * the window.
+ * the window, but no later than `deadline` (quietDeadline).
  */
 export function groupDue(
   q: QuietHours | undefined,
   now: number,
   waitMs: number,
   critical: boolean,
+  deadline?: number,
 ): number {
   const due = now + waitMs;
   if (q === undefined || critical || !inQuietHours(q, due)) return due;
-  return quietEnd(q, due);
+  const end = quietEnd(q, due);
+  return deadline === undefined ? end : Math.min(end, Math.max(due, deadline));
 }

@@ -247,7 +247,8 @@ export function checkSubscription(
         `${JSON.stringify(input.quietHours)} is not quiet hours: write from-to, such as 23:00-07:00 (or 23:00-07:00 Europe/London for a zone of their own)`,
       );
     } else {
-      quietHours = `${m[1]}-${m[2]}${m[3] ? ` ${m[3]}` : ""}`;
+      const pad = (hm: string) => hm.padStart(5, "0");
+      quietHours = `${pad(m[1] as string)}-${pad(m[2] as string)}${m[3] ? ` ${m[3]}` : ""}`;
     }
   }
   const status =

@@ -146,7 +146,9 @@ describe("flightwatch rules", () => {
       ]);
     const night = run("2026-11-21T06:30");
     expect(await night.exited).toBe(0);
-    expect(night.stdout()).toContain("    goes out at Sat 21 Nov 07:00 (after quiet hours)\n");
+    expect(night.stdout()).toContain(
+      "    goes out at Sat 21 Nov 07:00 Europe/Amsterdam (after quiet hours)\n",
+    );
     const day = run("2026-11-21T08:30");
     expect(await day.exited).toBe(0);
     expect(day.stdout()).not.toContain("goes out at");

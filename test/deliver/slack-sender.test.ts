@@ -101,7 +101,8 @@ describe("SlackSender against a Slack look-alike", () => {
     const [received] = slack.messages(PATH);
     expect(received?.payload).toEqual(slackMessage(notification(1), channel, rule, ZONE));
     // Built by Slack's own client, @slack/webhook, which names itself.
-    expect(received?.userAgent).toMatch(/^@slack:webhook\/8\./);
+    // Its name and version, and ours: not the host's Node version or kernel release.
+    expect(received?.userAgent).toMatch(/^@slack:webhook\/8\.[0-9.]+ flightwatch$/);
   });
 
   it("posts formatting markers of flight data inert, as look-alikes", async () => {

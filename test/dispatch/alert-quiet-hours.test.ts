@@ -5,7 +5,17 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ChangeSelector, QuietHours } from "../../src/rules/rule.js";
-import { Driver, gate, MINUTE, rule, state, summary, time } from "./dispatch-builder.js";
+import {
+  Driver,
+  event,
+  flight,
+  gate,
+  MINUTE,
+  rule,
+  state,
+  summary,
+  time,
+} from "./dispatch-builder.js";
 
 const CANCELLED: ChangeSelector = {
   name: "cancelled",
@@ -13,12 +23,19 @@ const CANCELLED: ChangeSelector = {
   states: ["CNX"],
   actions: ["added"],
 };
+const GATE_SOON: ChangeSelector = { name: "gate", kinds: ["gate"], withinMs: 3_600_000 };
 const QUIET: QuietHours = {
   fromMinute: 23 * 60,
   toMinute: 7 * 60,
   zone: "Europe/Amsterdam",
   critical: [CANCELLED],
 };
+/** A departure at 06:00 in Amsterdam (05:00 UTC), inside the window. */
+const EARLY = flight({ scheduled: Date.parse("2026-11-21T05:00:00Z") });
+const earlyGate = (old: string, now: string, version: number) =>
+  event({ kind: "gate", field: "gate", action: "changed", old, new: now }, version, EARLY, {
+    gate: now,
+  });
 // 00:30 in Amsterdam; the window ends at 07:00 (06:00 UTC).
 const NIGHT = Date.parse("2026-11-20T23:30:00Z");
 const END = Date.parse("2026-11-21T06:00:00Z");
@@ -77,5 +94,39 @@ describe("quiet hours", () => {
     const g = new Driver(rule({ quietHours: QUIET, groupWaitMs: 10 * MINUTE }));
     g.admit(late, [gate("D1", "D2", 1)]);
     expect(g.dueAt).toBe(Date.parse("2026-11-22T06:00:00Z"));
+  });
+
+  it("let a flight wait no later than the largest critical `within` before it", () => {
+    const q = { ...QUIET, critical: [CANCELLED, GATE_SOON] };
+    const d = new Driver(rule({ quietHours: q }));
+    // 04:00 local: two hours before the flight, a gate change is not critical yet — but
+    // it may wait only until an hour before the flight (05:00 local, 04:00 UTC).
+    const four = Date.parse("2026-11-21T03:00:00Z");
+    expect(d.admit(four, [earlyGate("D1", "D2", 1)])).toEqual([]);
+    expect(d.dueAt).toBe(Date.parse("2026-11-21T04:00:00Z"));
+    expect(summary(d.flush(Date.parse("2026-11-21T04:00:00Z"))[0])).toEqual(["gate D1→D2"]);
+  });
+
+  it("send a group at once when a field already waiting changes again, critically", () => {
+    const bigDelay: ChangeSelector = {
+      name: "departure_time",
+      kinds: ["time"],
+      delayAtLeastMinutes: 120,
+    };
+    const d = new Driver(rule({ quietHours: { ...QUIET, critical: [CANCELLED, bigDelay] } }));
+    expect(d.admit(NIGHT, [time(0, 30, 1)])).toEqual([]);
+    expect(d.dueAt).toBe(END);
+    const [alert] = d.admit(NIGHT + 10 * MINUTE, [time(30, 150, 2)]);
+    expect(summary(alert)).toEqual(["publicEstimatedOffBlockTime 11:00→13:30"]);
+  });
+
+  it("hold a flight far off to the window's end even with a `within` critical selector", () => {
+    const q = { ...QUIET, critical: [CANCELLED, GATE_SOON] };
+    const d = new Driver(rule({ quietHours: q }));
+    expect(d.admit(NIGHT, [gate("D1", "D2", 1)])).toEqual([]);
+    // The flight leaves at 11:00 local: an hour before that is after 07:00.
+    expect(d.dueAt).toBe(END);
+    expect(d.admit(NIGHT + MINUTE, [state("DEL", "added", 2)])).toEqual([]);
+    expect(d.dueAt).toBe(END);
   });
 });

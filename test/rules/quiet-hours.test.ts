@@ -68,6 +68,12 @@ describe("quiet hours' clock", () => {
     expect(quietEnd(q, utc("2026-03-28T22:00:00Z"))).toBe(utc("2026-03-29T05:00:00Z"));
     expect(inQuietHours(q, utc("2026-03-29T04:59:00Z"))).toBe(true);
     expect(inQuietHours(q, utc("2026-03-29T05:00:00Z"))).toBe(false);
+    // A window ending in the hour the clock reads twice (London, 01:30 on 25 October):
+    // within its second pass, it ends at the second 01:30, not a day later.
+    const london = night({ fromMinute: 23 * 60, toMinute: 90, zone: "Europe/London" });
+    expect(inQuietHours(london, utc("2026-10-25T01:10:00Z"))).toBe(true); // 01:10 GMT
+    expect(quietEnd(london, utc("2026-10-25T01:10:00Z"))).toBe(utc("2026-10-25T01:30:00Z"));
+    expect(quietEnd(london, utc("2026-10-25T00:10:00Z"))).toBe(utc("2026-10-25T00:30:00Z"));
     // A window ending at 02:30, a time that night skips, ends when the clock jumps (03:00).
     const gap = night({ fromMinute: 60, toMinute: 2 * 60 + 30 });
     expect(quietEnd(gap, utc("2026-03-29T00:30:00Z"))).toBe(utc("2026-03-29T01:00:00Z"));

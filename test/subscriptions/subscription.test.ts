@@ -145,6 +145,8 @@ describe("a subscription", () => {
       zone: ZONE,
       critical: [{ name: "cancelled" }, { name: "diverted" }, { name: "gate" }],
     });
+    // One-digit hours are written with two, as the rule reader wants them.
+    expect(made({ ...base, quietHours: "7:00-9:30" }).quietHours).toBe("07:00-09:30");
     const london = made({ ...base, quietHours: "22:30-06:15 Europe/London" });
     expect(subscriptionRule(london, { zone: ZONE }).quietHours).toMatchObject({
       fromMinute: 22 * 60 + 30,
