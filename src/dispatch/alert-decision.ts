@@ -170,7 +170,7 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
     setOptional(pending, "shiftAtLeastMinutes", shift);
     setOptional(pending, "delayAtLeastMinutes", delay);
     pending.eventIds.push(event.id);
-    if (quiet !== undefined) bringForward(state, now + rule.groupWaitMs, critical, deadline);
+    bringForward(state, now + rule.groupWaitMs, critical, deadline);
     return;
   }
   const change: PendingChange = {
@@ -199,7 +199,7 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
     if (state.group === undefined) {
       const dueAt = groupDue(quiet, now, rule.groupWaitMs, critical, deadline);
       state.group = { openedAt: now, dueAt, changes: [] };
-    } else if (quiet !== undefined) {
+    } else {
       bringForward(state, now + rule.groupWaitMs, critical, deadline);
     }
     state.group.changes.push(change);
@@ -209,6 +209,8 @@ function admitOne(state: AlertState, rule: Rule, match: RuleMatch, now: number):
 /**
  * A group waiting for quiet hours to end goes sooner: after group_wait (`soonest`) when
  * a critical change came, and in any case no later than the flight's `deadline`.
+ * Without quiet hours it changes nothing (no change is critical, there is no deadline,
+ * and a group is never due later than `soonest`).
  */
 function bringForward(
   state: AlertState,

@@ -47,6 +47,7 @@ export function quietEnd(q: QuietHours, t: number): number {
   const today = at(0);
   if (today > t) return today;
   // A `to` the clock reads twice that night (autumn): its second reading, if still ahead.
+  // Stryker disable next-line StringLiteral: fromLocalDateTime reads any occurrence but "earlier" as the later one
   const later = at(0, "later");
   return later > t ? later : at(1);
 }
@@ -71,14 +72,10 @@ export function isCritical(q: QuietHours, event: ChangeEvent, now: number): bool
  * when no critical selector has a `within`, or the flight no time.
  */
 export function quietDeadline(q: QuietHours, event: ChangeEvent): number | undefined {
-  let within: number | undefined;
-  for (const s of q.critical) {
-    if (s.withinMs !== undefined && (within === undefined || s.withinMs > within)) {
-      within = s.withinMs;
-    }
-  }
+  // `within` is more than 0 when written: 0 stands for none.
+  const within = Math.max(0, ...q.critical.map((s) => s.withinMs ?? 0));
   const time = bestKnownTime(event);
-  return within === undefined || time === undefined ? undefined : time - within;
+  return within === 0 || time === undefined ? undefined : time - within;
 }
 
 /**

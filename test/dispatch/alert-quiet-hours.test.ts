@@ -129,4 +129,53 @@ describe("quiet hours", () => {
     expect(d.admit(NIGHT + MINUTE, [state("DEL", "added", 2)])).toEqual([]);
     expect(d.dueAt).toBe(END);
   });
+
+  it("take the largest `within` of the critical selectors, in whatever order they are written", () => {
+    const halfHour: ChangeSelector = { name: "gate", kinds: ["gate"], withinMs: 1_800_000 };
+    for (const critical of [
+      [GATE_SOON, CANCELLED, halfHour],
+      [halfHour, GATE_SOON, CANCELLED],
+    ]) {
+      const d = new Driver(rule({ quietHours: { ...QUIET, critical } }));
+      d.admit(Date.parse("2026-11-21T03:00:00Z"), [earlyGate("D1", "D2", 1)]);
+      expect(d.dueAt).toBe(Date.parse("2026-11-21T04:00:00Z"));
+    }
+  });
+
+  it("hold a flight with no known time to the window's end", () => {
+    const q = { ...QUIET, critical: [CANCELLED, GATE_SOON] };
+    const { scheduled: _, ...untimed } = flight();
+    const d = new Driver(rule({ quietHours: q }));
+    d.admit(NIGHT, [
+      event({ kind: "gate", field: "gate", action: "changed", old: "D1", new: "D2" }, 1, untimed),
+    ]);
+    expect(d.dueAt).toBe(END);
+  });
+
+  it("bring a group forward by group_wait from the critical change, not before it", () => {
+    const bigDelay: ChangeSelector = {
+      name: "departure_time",
+      kinds: ["time"],
+      delayAtLeastMinutes: 120,
+    };
+    const q = { ...QUIET, critical: [CANCELLED, bigDelay] };
+    const d = new Driver(rule({ quietHours: q, groupWaitMs: 2 * MINUTE }));
+    d.admit(NIGHT, [time(0, 30, 1)]);
+    expect(d.dueAt).toBe(END);
+    d.admit(NIGHT + 10 * MINUTE, [time(30, 150, 2)]);
+    expect(d.dueAt).toBe(NIGHT + 12 * MINUTE);
+  });
+
+  it("leave a change held as a flap to its hold, also when its field changes again", () => {
+    const day = Date.parse("2026-11-21T09:00:00Z");
+    const d = new Driver(
+      rule({ quietHours: QUIET, flapping: { windowMs: 10 * MINUTE, action: "correct" } }),
+    );
+    expect(d.admit(day, [gate("D1", "D2", 1)])).toHaveLength(1);
+    expect(d.admit(day + MINUTE, [gate("D2", "D1", 2)])).toHaveLength(1); // the correction
+    expect(d.admit(day + 2 * MINUTE, [gate("D1", "D3", 3)])).toEqual([]); // held as a flap
+    expect(d.admit(day + 3 * MINUTE, [gate("D3", "D4", 4)])).toEqual([]);
+    const [net] = d.flush(d.dueAt as number);
+    expect(summary(net)).toEqual(["gate D1→D4"]);
+  });
 });
