@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisKeys } from "../../src/store/redis-keys.js";
+import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { SubscriptionStore } from "../../src/subscriptions/subscription-store.js";
 import { spawnCli, testRedisEnv } from "../support/cli-process.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
@@ -130,18 +131,18 @@ describe("flightwatch channels test", () => {
     const keys = redisKeys(t.prefix);
     const store = new SubscriptionStore(t.redis, keys, { zone: "Europe/Amsterdam" });
     const date = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    await store.add([
-      {
-        id: "app-kl1395",
-        flight: "KL1395",
-        date,
-        preset: "essentials",
-        channel: { type: "webhook", url: hook.url, secret: SECRET },
-        labels: { booking: "X7Q2LM" },
-        status: "active",
-        createdAt: Date.now(),
-      },
-    ]);
+    /** A subscription of the app backend's webhook to KL1395 tomorrow. */
+    const appHook = (id: string, status: Subscription["status"], labels = {}): Subscription => ({
+      id,
+      flight: "KL1395",
+      date,
+      preset: "essentials",
+      channel: { type: "webhook", url: hook.url, secret: SECRET },
+      labels,
+      status,
+      createdAt: Date.now(),
+    });
+    await store.add([appHook("app-kl1395", "active", { booking: "X7Q2LM" })]);
     const before = hook.deliveries.length;
     const out = await run("sub:app-kl1395");
     expect(out.stdout).toMatch(/^✓ sub:app-kl1395\/webhook → .* — accepted \(204\)\n$/);
@@ -152,18 +153,7 @@ describe("flightwatch channels test", () => {
       rule: { id: "sub:app-kl1395", labels: { booking: "X7Q2LM" } },
     });
     // Double opt-in: an address that has not confirmed gets nothing, not even a test.
-    await store.add([
-      {
-        id: "pending-1",
-        flight: "KL1395",
-        date,
-        preset: "essentials",
-        channel: { type: "webhook", url: hook.url, secret: SECRET },
-        labels: {},
-        status: "pending",
-        createdAt: Date.now(),
-      },
-    ]);
+    await store.add([appHook("pending-1", "pending")]);
     const pending = await run("sub:pending-1");
     expect(pending.code).toBe(2);
     expect(pending.stderr).toContain("subscription pending-1 is pending");

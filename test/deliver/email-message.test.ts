@@ -7,6 +7,7 @@ import {
   emailMessage,
   escapeHtml,
 } from "../../src/deliver/email-message.js";
+import type { Notification } from "../../src/deliver/notification.js";
 import type { EmailChannelSpec } from "../../src/rules/rule.js";
 import { alertOf } from "../support/alert-builder.js";
 import {
@@ -27,14 +28,16 @@ function render(
   channel: EmailChannelSpec = emailChannel(),
   recipient = channel.to[0] as string,
 ) {
-  return emailMessage(
-    notificationOf(a, channel),
-    channel,
-    ruleWith(channel),
-    ZONE,
-    FROM,
-    recipient,
-  );
+  return renderNotification(notificationOf(a, channel), channel, recipient);
+}
+
+/** The message of a notification through `channel` (rule r1) to `recipient`. */
+function renderNotification(
+  n: Notification,
+  channel: EmailChannelSpec = emailChannel(),
+  recipient = channel.to[0] as string,
+) {
+  return emailMessage(n, channel, ruleWith(channel), ZONE, FROM, recipient);
 }
 
 describe("email message", () => {
@@ -48,27 +51,17 @@ describe("email message", () => {
     const plain = render();
     expect(plain.headers["X-Flightwatch-Test"]).toBeUndefined();
     expect(plain.headers["X-Flightwatch-Replay-Of"]).toBeUndefined();
-    const sample = emailMessage(
-      notificationOf({ ...alert("a1"), test: true }, channel),
-      channel,
-      ruleWith(channel),
-      ZONE,
-      FROM,
-      channel.to[0] as string,
-    );
+    const sample = renderNotification(notificationOf({ ...alert("a1"), test: true }, channel));
     expect(sample.subject).toBe("TEST — KL1001 2026-11-21: gate D7 → D9");
     expect(sample.headers["X-Flightwatch-Test"]).toBe("true");
     expect(sample.text).toMatch(
       /^TEST — no flight changed; a sample sent by `flightwatch channels test`: /,
     );
-    const replay = emailMessage(
-      { ...notificationOf(alert("a1"), channel), id: "msg_new", replayOf: "msg_old" },
-      channel,
-      ruleWith(channel),
-      ZONE,
-      FROM,
-      channel.to[0] as string,
-    );
+    const replay = renderNotification({
+      ...notificationOf(alert("a1"), channel),
+      id: "msg_new",
+      replayOf: "msg_old",
+    });
     expect(replay.subject).toBe("Replay — KL1001 2026-11-21: gate D7 → D9");
     expect(replay.headers["X-Flightwatch-Replay-Of"]).toBe("msg_old");
   });
