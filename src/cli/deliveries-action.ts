@@ -227,7 +227,7 @@ export function listing(
           ? ` — ${r.detail}`
           : ` — ${r.reason}: ${r.detail}`;
     lines.push(
-      `  ${time(r.at)}  ${r.result.padEnd(9)} ${r.id}  ${r.ruleId}/${r.channel} → ${r.destination}  ${r.flight}  attempt ${r.attempt}${why}`,
+      `  ${time(r.at)}  ${r.result.padEnd(9)} ${r.id}  ${r.ruleId}/${r.channel} → ${r.destination}  ${r.flight}  attempt ${r.attempt}${r.replayOf ? ` (replay of ${r.replayOf})` : ""}${why}`,
     );
     for (const refused of r.refused ?? [])
       lines.push(`      refused ${refused.recipient}: ${refused.reason}`);

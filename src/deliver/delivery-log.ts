@@ -48,6 +48,8 @@ export interface DeliveryRecord {
   nextAt?: number;
   /** The notification that took this one's place (superseded only, when it was folded in). */
   supersededBy?: string;
+  /** The notification this one sends again (a replay only: `flightwatch deliveries replay`). */
+  replayOf?: string;
   refused?: RefusedRecipient[];
 }
 
@@ -164,7 +166,8 @@ export class DeliveryLog {
 
 /** One line about a delivery attempt, for people (stderr, logs). */
 export function describeRecord(record: DeliveryRecord): string {
-  const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt})`;
+  const replay = record.replayOf === undefined ? "" : `, replay of ${record.replayOf}`;
+  const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt}${replay})`;
   if (record.result === "delivered") return `delivered ${what}`;
   if (record.result === "superseded" || record.result === "cancelled") {
     return `${record.result} ${what}: ${record.detail}`;

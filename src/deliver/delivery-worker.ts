@@ -505,5 +505,6 @@ function baseRecord(data: DeliveryJob, attempt: number, at: number): DeliveryRec
     destination,
     attempt,
     result: "delivered",
+    ...(notification.replayOf !== undefined ? { replayOf: notification.replayOf } : {}),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { listing } from "../../src/cli/deliveries-action.js";
+import { describeRecord } from "../../src/deliver/delivery-log.js";
 import { httpOutcome } from "../../src/deliver/http-post.js";
 
 const HOSTILE =
@@ -58,5 +59,24 @@ describe("deliveries listing", () => {
     );
     expect(printed).toContain("FAKE: all deliveries OK");
     expect(printed).not.toMatch(CONTROL);
+  });
+
+  it("names what a replay sends again, in the listing and in the logs' line", () => {
+    const record = {
+      at: Date.UTC(2026, 10, 26, 9),
+      id: "msg_new",
+      ruleId: "partner",
+      channel: "webhook",
+      type: "webhook" as const,
+      flight: "D:2026-11-26:KL1001",
+      destination: "https://partner.example.com/…",
+      attempt: 1,
+      result: "delivered" as const,
+      replayOf: "msg_old",
+    };
+    expect(listing([record], [], [], {})).toContain("attempt 1 (replay of msg_old)");
+    expect(describeRecord(record)).toBe(
+      "delivered partner/webhook → https://partner.example.com/… (msg_new, attempt 1, replay of msg_old)",
+    );
   });
 });

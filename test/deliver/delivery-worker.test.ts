@@ -329,6 +329,14 @@ describe("delivery workers", () => {
     const replayed = sender.calls.slice(-2);
     expect(replayed.map((c) => c.id).sort()).toEqual([...ids].sort());
     expect(records.slice(-2).map((x) => x.result)).toEqual(["delivered", "delivered"]);
+    // Their records name what they replay.
+    expect(
+      records
+        .slice(-2)
+        .map((x) => x.replayOf)
+        .sort(),
+    ).toEqual(all.map((j) => j.notification.id).sort());
+    expect(records.slice(0, 3).every((x) => x.replayOf === undefined)).toBe(true);
     // A later window that holds the originals and their replays: each original once.
     const later = await queues.replayable({ since, until: Date.now() });
     expect(later.map((j) => j.notification.replayOf ?? j.notification.id).sort()).toEqual(
