@@ -9,6 +9,7 @@ import { fromLocalDateTime, toLocalDateTime } from "../time/local-time.js";
 import { compileSelectorList } from "./match/change-selector.js";
 import { bestKnownTime, CheckMemo, EventView } from "./match/event-view.js";
 import { MatchContext } from "./match/match-context.js";
+import { nextDate } from "./read/rule-time.js";
 import type { QuietHours } from "./rule.js";
 
 /** The default `critical`, as a rule file writes it: what a traveller must hear at any hour. */
@@ -38,18 +39,14 @@ export function quietEnd(q: QuietHours, t: number): number {
   const mm = String(q.toMinute % 60).padStart(2, "0");
   const day = toLocalDateTime(t, q.zone).slice(0, 10);
   // `to` on the local day of `t`, or else on the next.
-  const at = (offset: number, occurrence: "earlier" | "later" = "earlier"): number => {
-    const date = new Date(`${day}T00:00:00Z`);
-    date.setUTCDate(date.getUTCDate() + offset);
-    const local = `${date.toISOString().slice(0, 10)}T${hh}:${mm}`;
-    return fromLocalDateTime(local, q.zone, occurrence) as number;
-  };
-  const today = at(0);
+  const at = (date: string, occurrence: "earlier" | "later" = "earlier"): number =>
+    fromLocalDateTime(`${date}T${hh}:${mm}`, q.zone, occurrence) as number;
+  const today = at(day);
   if (today > t) return today;
   // A `to` the clock reads twice that night (autumn): its second reading, if still ahead.
   // Stryker disable next-line StringLiteral: fromLocalDateTime reads any occurrence but "earlier" as the later one
-  const later = at(0, "later");
-  return later > t ? later : at(1);
+  const later = at(day, "later");
+  return later > t ? later : at(nextDate(day));
 }
 
 const compiled = new WeakMap<QuietHours, ReturnType<typeof compileSelectorList>>();

@@ -190,7 +190,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
     // Asked before for this flight and date: no second subscription. A pending one gets
     // its confirmation again, an active one an email saying so — and the page says the
     // same as for a new one, so the form tells no stranger who follows what.
-    const earlier = await sameMailbox(subscription);
+    const earlier = await sameAddress(subscription);
     if (earlier === undefined && !(await pending.add(subscription, at))) {
       return subscribePage(422, language, values, {
         date: w.dateOutOfRange(dates().min, dates().max),
@@ -238,7 +238,7 @@ export function passengerPages(options: PassengerPagesOptions): PassengerPages {
    * the email then goes to the very address typed, so whether its server takes it
    * tells nothing of who follows what.
    */
-  async function sameMailbox(s: Subscription): Promise<Subscription | undefined> {
+  async function sameAddress(s: Subscription): Promise<Subscription | undefined> {
     if (s.channel.type !== "email") return undefined;
     const address = s.channel.to.toLowerCase();
     let cursor: string | undefined;
