@@ -28,6 +28,9 @@ export default {
     "src/rules/quiet-hours.ts",
     "src/web/link-token.ts",
     "src/detect/window.ts",
+    "src/dispatch/reminder-decision.ts",
+    "src/rules/reminders.ts",
+    "src/rules/read/reminder-reader.ts",
   ],
   // Type errors are mutants the compiler kills; checking them costs more than running them.
   checkers: [],

@@ -119,8 +119,11 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
   };
 }
 
-/** Slack's checks on a payload, as far as flightwatch's messages can break them. */
-function checkPayload(payload: unknown): SlackReply {
+/**
+ * Slack's checks on a payload, as far as flightwatch's messages can break them (shared
+ * with the Web API look-alike of the tests, test/support/slack-api.ts).
+ */
+export function checkPayload(payload: unknown): SlackReply {
   if (typeof payload !== "object" || payload === null) {
     return { status: 400, body: "invalid_payload" };
   }

@@ -220,9 +220,7 @@ export function listing(
   for (const r of recent) {
     const why =
       r.result === "delivered"
-        ? r.code !== undefined
-          ? ` (${r.code})`
-          : ""
+        ? `${r.code !== undefined ? ` (${r.code})` : ""}${r.detail !== undefined ? ` — ${r.detail}` : ""}`
         : r.result === "superseded" || r.result === "cancelled"
           ? ` — ${r.detail}`
           : ` — ${r.reason}: ${r.detail}`;

@@ -13,7 +13,8 @@ import { consoleRecord } from "../deliver/console-sender.js";
 import { emailMessage } from "../deliver/email-message.js";
 import { destinationOf } from "../deliver/endpoint.js";
 import { notificationOf } from "../deliver/notification.js";
-import { slackMessage } from "../deliver/slack-message.js";
+import { slackLivingMessage } from "../deliver/slack-living-message.js";
+import { type SlackMessage, slackMessage } from "../deliver/slack-message.js";
 import { webhookMessage } from "../deliver/webhook-message.js";
 import { type ChangeEvent, toChangeEvent } from "../diff/change.js";
 import { foldCodeshares } from "../diff/codeshare-fold.js";
@@ -27,6 +28,7 @@ import { readOutboundAllow } from "../outbound/outbound-policy.js";
 import { describeAlert, describeChange, localTime } from "../render/alert-text.js";
 import { RuleSet } from "../rules/match/rule-matcher.js";
 import { loadRuleDir } from "../rules/read/rule-loader.js";
+import { durationText, momentOf } from "../rules/reminders.js";
 import { describeSchedule } from "../rules/retry-schedule.js";
 import type { ChannelSpec, Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
@@ -102,6 +104,7 @@ export async function runRulesTest(
   const matches = ruleSet.match(events, now);
   const from = env.EMAIL_FROM?.trim() || "flightwatch <flightwatch@localhost>";
   const outcomes = decide(matches, now);
+  let reminding: string[] = [];
   if (flags.json) {
     const out = outcomes.map(({ rule, matches: m, alert }) => ({
       rule: rule.id,
@@ -154,12 +157,14 @@ export async function runRulesTest(
         }
       }
     }
+    reminding = reminderLines(ruleSet, events, now, zone);
+    for (const line of reminding) print(line);
     const n = outcomes.length;
     print(
       `\n${n} of ${load.rules.length} rule${load.rules.length === 1 ? "" : "s"} match${n === 1 ? "es" : ""}; nothing was sent\n`,
     );
   }
-  return outcomes.length > 0 ? EXIT.ok : EXIT.failure;
+  return outcomes.length > 0 || reminding.length > 0 ? EXIT.ok : EXIT.failure;
 }
 
 /**
@@ -167,6 +172,43 @@ export async function runRulesTest(
  * variables that went into a URL or secret or are named like a credential, and every
  * credential shape maskSecrets knows (passwords in URLs, Slack webhook paths, tokens).
  */
+
+/**
+ * The reminders the rules with reminders would schedule from the flight as the change
+ * leaves it: when each is due, or why none is (no such time known yet, already past).
+ */
+function reminderLines(
+  ruleSet: RuleSet,
+  events: readonly ChangeEvent[],
+  now: number,
+  zone: string,
+): string[] {
+  const last = events[events.length - 1];
+  if (last === undefined) return [];
+  const lines: string[] = [];
+  for (const rule of ruleSet.reminding(last, now)) {
+    lines.push(`\n⏰ ${rule.id} (${rule.source.file}:${rule.source.line}) — reminders\n`);
+    for (const reminder of rule.reminders ?? []) {
+      const name = `${durationText(reminder.byMs)} before ${reminder.before.replace("_", " ")}`;
+      const at = momentOf(reminder.before, last.flight, last.current);
+      if (at === undefined) {
+        lines.push(
+          `    ${name}: none — no ${reminder.before.replace("_", " ")} time, or it has come or is gone\n`,
+        );
+        continue;
+      }
+      const due = at - reminder.byMs;
+      const when =
+        due <= now
+          ? "due already (sent at once if it fell due after the rule began)"
+          : `due ${localTime(due, zone, true)}`;
+      lines.push(
+        `    ${name}: ${when} (${reminder.before.replace("_", " ")} ${localTime(at, zone, true)})\n`,
+      );
+    }
+  }
+  return lines;
+}
 
 interface Outcome {
   rule: Rule;
@@ -176,7 +218,9 @@ interface Outcome {
 
 /** The alert each matching rule would decide with no memory of earlier alerts. */
 function decide(matches: readonly RuleMatch[], now: number): Outcome[] {
-  return groupByTarget(matches).map(({ rule, matches: mine }) => {
+  return groupByTarget(matches).map(({ rule: given, matches: mine }) => {
+    // The change's alert: reminders are shown on their own (reminderLines).
+    const rule = given.reminders === undefined ? given : { ...given, reminders: undefined };
     let decision = admitMatches(undefined, rule, mine, now);
     // A group that waits (group_wait, held flaps) is shown as it goes out when due.
     for (let step = 0; decision.alerts.length === 0 && decision.dueAt !== undefined; step++) {
@@ -196,7 +240,14 @@ function payloadOf(channel: ChannelSpec, alert: Alert, rule: Rule, zone: string,
       // the unsubscribe link.
       return { id: n.id, ...emailMessage(n, channel, rule, zone, from, channel.to[0] ?? "") };
     case "slack":
-      return { id: n.id, ...slackMessage(n, channel, rule, zone) };
+      // A Web API channel: the flight's living message, and the reply in its thread.
+      return channel.token === undefined
+        ? { id: n.id, ...slackMessage(n, channel, rule, zone) }
+        : {
+            id: n.id,
+            living: slackLivingMessage(alert, rule, zone),
+            reply: slackMessage(n, channel, rule, zone),
+          };
     case "webhook": {
       const message = webhookMessage(n, channel, { rule, zone });
       return {
@@ -225,8 +276,11 @@ function preview(
       const mail = payload as ReturnType<typeof emailMessage>;
       return [`subject: ${mail.subject}`, ...mail.text.split("\n").filter((l) => l !== "")];
     }
-    case "slack":
-      return [(payload as ReturnType<typeof slackMessage>).text];
+    case "slack": {
+      if (channel.token === undefined) return [(payload as ReturnType<typeof slackMessage>).text];
+      const { living, reply } = payload as Record<"living" | "reply", SlackMessage>;
+      return [`living message: ${living.text}`, `thread reply: ${reply.text}`];
+    }
     case "webhook": {
       const hook = payload as { body: { type?: string }; signed: boolean };
       return [

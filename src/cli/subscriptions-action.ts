@@ -55,6 +55,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   labels: "--label",
   language: "--language",
   quietHours: "--quiet-hours",
+  remind: "--remind",
 };
 
 /** `subscriptions add`: checks, stores, prints the id. */
@@ -69,6 +70,7 @@ export async function addSubscription(flags: AddFlags): Promise<void> {
     ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
     ...(flags.language !== undefined ? { language: flags.language } : {}),
     ...(flags.quietHours !== undefined ? { quietHours: flags.quietHours } : {}),
+    ...(flags.remind !== undefined ? { remind: flags.remind } : {}),
     ...(flags.changes !== undefined ? { changes: parseChanges(flags.changes) } : {}),
     ...(flags.label !== undefined ? { labels: parseLabels(flags.label) } : {}),
   };

@@ -34,6 +34,7 @@ export interface AddFlags {
   language?: string;
   direction?: string;
   quietHours?: string;
+  remind?: string[];
   preset?: string;
   changes?: string;
   label?: string[];
@@ -98,7 +99,15 @@ export function registerSubscriptionsCommand(program: Command): void {
       "--quiet-hours <from-to>",
       "hold what is not critical to the window's end: 23:00-07:00, or 23:00-07:00 Europe/London",
     )
-    .option("--preset <name>", "what to hear about: essentials (the default)")
+    .option(
+      "--remind <when>",
+      "a reminder, such as '30m before boarding' (repeatable; before departure, boarding, gate_closing or arrival)",
+      collect,
+    )
+    .option(
+      "--preset <name>",
+      "what to hear about: essentials (the default), or none (reminders only)",
+    )
     .option("--changes <json>", "or change selectors as rule files write them, as a JSON list")
     .option("--label <name=value>", "a label echoed in every notification (repeatable)", collect)
     .option("--id <id>", "the subscription's id (default: a random one); refused when taken")

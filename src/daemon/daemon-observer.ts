@@ -120,7 +120,11 @@ export function daemonObserver(parts: DaemonObserverParts): PipelineObserver {
         attempt: record.attempt,
         ...(record.reason ? { reason: record.reason } : {}),
       };
-      if (settled(record.result)) {
+      if (record.result === "delivered" && record.detail !== undefined) {
+        // Delivered, with something the operator should hear of (a living Slack
+        // message someone deleted, posted anew): never held back with the routine lines.
+        log.warn(fields, describeRecord(record));
+      } else if (settled(record.result)) {
         const line = record.result === "delivered" ? deliveredLine : supersededLine;
         line(fields, describeRecord(record));
       } else if (record.result === "retrying") log.warn(fields, describeRecord(record));

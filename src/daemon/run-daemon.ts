@@ -258,7 +258,7 @@ async function runUntilStopped(
         for (const s of await seedDemoSubscriptions(store, embeddedFlights(), now(), config.zone)) {
           log.info(
             { subscription: s.id, flight: s.flight, date: s.date },
-            `demo passenger: ${recipientOf(s.channel)} follows ${s.flight} on ${s.date} (subscription ${s.id}, the essentials)`,
+            `demo passenger: ${recipientOf(s.channel)} follows ${s.flight} on ${s.date} (subscription ${s.id}, the essentials${s.remind ? `, reminded ${s.remind.join(" and ")}` : ""})`,
           );
         }
       } finally {

@@ -168,7 +168,11 @@ export class DeliveryLog {
 export function describeRecord(record: DeliveryRecord): string {
   const replay = record.replayOf === undefined ? "" : `, replay of ${record.replayOf}`;
   const what = `${record.ruleId}/${record.channel} → ${record.destination} (${record.id}, attempt ${record.attempt}${replay})`;
-  if (record.result === "delivered") return `delivered ${what}`;
+  if (record.result === "delivered") {
+    return record.detail === undefined
+      ? `delivered ${what}`
+      : `delivered ${what}: ${record.detail}`;
+  }
   if (record.result === "superseded" || record.result === "cancelled") {
     return `${record.result} ${what}: ${record.detail}`;
   }

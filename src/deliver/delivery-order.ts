@@ -109,11 +109,19 @@ export function orderOf(notification: Notification): string {
 }
 
 /**
+ * Whether a notification stands outside its order: a replay, sent again on purpose, and
+ * a reminder, about a moment rather than a change — neither is stale after a newer
+ * alert, folded into one, or holds one back.
+ */
+export const takesNoPlace = (notification: Notification): boolean =>
+  notification.replayOf !== undefined || notification.alert.reminder !== undefined;
+
+/**
  * The sequence a notification is ordered by: 0 for alerts decided before there was one,
- * and for replays, which are sent again on purpose and so are never stale.
+ * and for those that take no place in it (`takesNoPlace`), which are never stale.
  */
 export const sequenceOf = (notification: Notification): number =>
-  notification.replayOf === undefined ? (notification.alert.sequence ?? 0) : 0;
+  takesNoPlace(notification) ? 0 : (notification.alert.sequence ?? 0);
 
 /** The orders of every (rule, flight, channel), in Redis. */
 export class DeliveryOrder {
@@ -141,11 +149,11 @@ export class DeliveryOrder {
 
   /**
    * Notes notifications as waiting for delivery, before they are enqueued (one command
-   * for all). Replays take no place: sent again on purpose, they wait for no older one
-   * and hold no newer one back.
+   * for all). Replays and reminders take no place (`takesNoPlace`): they wait for no
+   * older one and hold no newer one back.
    */
   async pending(notifications: readonly Notification[]): Promise<void> {
-    const placed = notifications.filter((n) => n.replayOf === undefined);
+    const placed = notifications.filter((n) => !takesNoPlace(n));
     // Stryker disable next-line ConditionalExpression: "false": a shortcut; a script over no keys does nothing either ("true" is killed)
     if (placed.length === 0) return;
     const keys: string[] = [];

@@ -230,6 +230,8 @@ export class DeliveryWorkers {
     if (outcome.status !== "delivered") {
       record.reason = outcome.reason;
       record.detail = outcome.detail;
+    } else if (outcome.detail !== undefined) {
+      record.detail = outcome.detail;
     }
     if (outcome.code !== undefined) record.code = outcome.code;
     if (outcome.refused?.length) record.refused = outcome.refused;

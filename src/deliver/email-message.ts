@@ -12,6 +12,7 @@ import {
   clipText,
   describeAlert,
   describeChange,
+  describeFlight,
   ruleFlightName,
   type TextOptions,
 } from "../render/alert-text.js";
@@ -77,9 +78,19 @@ export function emailMessage(
     channel.template === undefined
       ? describeAlert(alert, zone, text)
       : renderTemplate(channel.template, alert, rule, zone, cut);
-  const changes = alert.changes.map((c) =>
-    describeChange(c, zone, { ...cut, current: alert.current, ...languageOf(rule) }),
-  );
+  // A reminder lists the flight it is about; an alert, its changes.
+  const changes =
+    alert.reminder !== undefined
+      ? [
+          describeFlight(alert.flight, alert.current?.route, zone, {
+            ...text,
+            current: alert.current,
+          }),
+        ]
+      : alert.changes.map((c) =>
+          describeChange(c, zone, { ...cut, current: alert.current, ...languageOf(rule) }),
+        );
+  const heading = alert.reminder !== undefined ? words.reminder : words.changes;
   // The rule's id is for support (X-Flightwatch-Rule), not for the people who read the
   // mail: they read its description, free text written for them.
   // The labels (a booking reference) are echoed, for the people who read it too.
@@ -116,7 +127,7 @@ export function emailMessage(
       `${alert.test ? "TEST — " : ""}${notification.replayOf !== undefined ? "Replay — " : ""}${oneLine(renderTemplate(channel.subject ?? DEFAULT_SUBJECT, alert, rule, zone, cut))}`,
       EMAIL_SUBJECT_CHARS,
     ),
-    text: textPart(headline, changes, footer, unsubscribe, words),
+    text: textPart(headline, heading, changes, footer, unsubscribe, words),
     html: htmlPart(headline, changes, footer, unsubscribe, words),
     messageId: emailMessageId(notification.id, recipient, domain),
     inReplyTo: root,
@@ -180,12 +191,13 @@ export function domainOf(from: string): string {
 
 function textPart(
   headline: string,
+  heading: string,
   changes: string[],
   footer: string,
   unsubscribe: string | undefined,
   words: Phrases,
 ): string {
-  const lines = [headline, "", words.changes, ...changes.map((c) => `- ${c}`)];
+  const lines = [headline, "", heading, ...changes.map((c) => `- ${c}`)];
   if (footer !== "" || unsubscribe !== undefined) lines.push("");
   if (footer !== "") lines.push(footer);
   if (unsubscribe !== undefined) lines.push(`${words.unsubscribe}: ${unsubscribe}`);

@@ -1,7 +1,8 @@
 /**
- * Endpoints: where an HTTP channel sends (a webhook or Slack URL). Their URLs are
- * secrets (Slack's path is the credential), so records, logs and the command line
- * use an id derived from the URL and a masked label instead.
+ * Endpoints: where an HTTP channel sends (a webhook or Slack URL, or a Slack channel
+ * through the Web API). Their URLs are secrets (Slack's path is the credential), and so
+ * is a bot token, so records, logs and the command line use an id derived from them
+ * and a masked label instead.
  */
 import { createHash } from "node:crypto";
 import { maskEndpointUrl } from "../log/mask-url.js";
@@ -18,6 +19,13 @@ export interface Endpoint {
 /** The endpoint of a webhook or Slack channel; undefined for email and console. */
 export function endpointOf(channel: ChannelSpec): Endpoint | undefined {
   if (channel.type !== "webhook" && channel.type !== "slack") return undefined;
+  if (channel.type === "slack" && channel.token !== undefined) {
+    // The channel and the token: another token posts as another app.
+    return {
+      id: `ep_${createHash("sha256").update(`${channel.token}\n${channel.channelId}`).digest("hex").slice(0, 12)}`,
+      label: slackApiLabel(channel.channelId),
+    };
+  }
   return {
     id: `ep_${createHash("sha256").update(channel.url).digest("hex").slice(0, 12)}`,
     label: maskEndpointUrl(channel.url),
@@ -31,7 +39,16 @@ export function destinationOf(channel: ChannelSpec): string {
       return channel.to.join(", ");
     case "console":
       return "stdout";
+    case "slack":
+      return channel.token !== undefined
+        ? slackApiLabel(channel.channelId)
+        : maskEndpointUrl(channel.url);
     default:
       return maskEndpointUrl(channel.url);
   }
+}
+
+/** A Web API Slack channel as shown to people: its id, never the token. */
+function slackApiLabel(channelId: string): string {
+  return `Slack channel ${channelId} (Web API)`;
 }

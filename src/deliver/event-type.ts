@@ -38,6 +38,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export const GENERAL_EVENT_TYPE = "flight.changed";
 
+/** The type of a reminder (docs/rules.md, "Reminders"): a moment of the flight is near. */
+export const REMINDER_EVENT_TYPE = "flight.reminder";
+
 /** The type of a test event (`flightwatch channels test`): no flight changed. */
 export const TEST_EVENT_TYPE = "flightwatch.test";
 

@@ -15,7 +15,11 @@ export type DeliveryFailureReason =
   | HttpFailureReason
   /** 410 Gone from a webhook endpoint: the endpoint is disabled until re-enabled. */
   | "gone"
-  /** Slack refused the message for good (`no_service`, `channel_not_found`, `channel_is_archived`, `invalid_payload`, …). */
+  /**
+   * Slack refused the message for good (`no_service`, `channel_not_found`,
+   * `channel_is_archived`, `invalid_payload`, …; through the Web API also `token_revoked`,
+   * `invalid_auth`, `missing_scope`, `not_in_channel`, `is_archived`, …).
+   */
   | "slack_refused"
   /** An SMTP 4xx reply (the server asks to try later). */
   | "smtp_transient"
@@ -47,6 +51,11 @@ export type SendOutcome =
       code?: number | string;
       /** Email: recipients refused for good while others were accepted. */
       refused?: RefusedRecipient[];
+      /**
+       * Something an operator should hear of though the notification got through (a
+       * living Slack message found deleted and posted anew) — no secrets.
+       */
+      detail?: string;
     }
   | {
       status: "retry";

@@ -1,6 +1,7 @@
 /**
  * The senders a process delivers with, built from the checked configuration: webhooks
- * and Slack over undici (Slack paced per webhook through Redis), email over pooled SMTP
+ * and Slack over undici (Slack paced per webhook or channel through Redis, and its living
+ * messages remembered there), email over pooled SMTP
  * (`SMTP_URL`/`EMAIL_FROM`), and the console. With `consoleOnly` every channel
  * prints to the console instead (a dry run for demos and rule debugging). Webhooks and
  * Slack connect only to public addresses and those `outbound` allows (OUTBOUND_ALLOW).
@@ -15,13 +16,14 @@ import { EmailSender } from "./email-sender.js";
 import type { EmailSettings } from "./email-settings.js";
 import type { ChannelType } from "./notification.js";
 import { SlackSender } from "./slack-sender.js";
+import { SlackThreads } from "./slack-threads.js";
 import { WebhookSender } from "./webhook-sender.js";
 
 /** What the senders are built from. */
 export interface SendersOptions {
   /** SMTP_URL and EMAIL_FROM as the configuration read them; none: email is a dead letter that says so. */
   email?: EmailSettings;
-  /** For the Slack pacing (plain commands). */
+  /** For the Slack pacing and living messages (plain commands). */
   redis: Redis;
   keys: RedisKeys;
   console: ConsoleSenderOptions;
@@ -43,6 +45,7 @@ export function buildSenders(options: SendersOptions): Record<ChannelType, Chann
     webhook: new WebhookSender(outbound),
     slack: new SlackSender({
       limiter: new DestinationLimiter(options.redis, options.keys),
+      threads: new SlackThreads(options.redis, options.keys),
       ...outbound,
     }),
     email: new EmailSender(options.email),

@@ -1,14 +1,22 @@
 /**
  * The Slack message of a notification: a Block Kit incoming-webhook payload (header
  * with flight and route, one `label: old → new` field per change, context with local
- * times and the rule) plus the plain `text` fallback Slack uses for notifications.
+ * times and the rule) plus the plain `text` fallback Slack uses for notifications. A
+ * Web API channel posts the same message as the reply in a flight's living thread
+ * (slack-living-message.ts renders the living message itself).
  * Pure. Every value that comes from flight data is made inert for mrkdwn, so a gate
  * named `<!channel>` cannot ping anyone and a remark of `*URGENT*` is not bold, and
  * every text respects Slack's limits.
  */
 import type { Alert } from "../dispatch/alert.js";
 import { languageOf, renderTemplate } from "../render/alert-template.js";
-import { changeParts, describeAlert, localTime } from "../render/alert-text.js";
+import {
+  changeParts,
+  describeAlert,
+  describeReminder,
+  localTime,
+  ruleFlightName,
+} from "../render/alert-text.js";
 import type { Rule, SlackChannelSpec } from "../rules/rule.js";
 import type { Notification } from "./notification.js";
 
@@ -42,7 +50,7 @@ export type SlackBlock =
   | { type: "section"; text?: SlackText; fields?: SlackText[] }
   | { type: "context"; elements: SlackText[] };
 
-/** An incoming-webhook payload. */
+/** An incoming-webhook payload; the `text` and `blocks` of a Web API message too. */
 export interface SlackMessage {
   /** Plain fallback (notifications, clients without blocks); parsed as mrkdwn too. */
   text: string;
@@ -168,7 +176,7 @@ function cutPlain(text: string, length: number): string {
 }
 
 /** `KL1001 (DL9341, AF5512) to WAW` — plain text, so nothing in it is markup. */
-function headerText(alert: Alert): string {
+export function headerText(alert: Alert): string {
   const { flight } = alert;
   const codeshares = flight.flightNames.slice(1);
   const shown: string[] = [];
@@ -190,6 +198,14 @@ function headerText(alert: Alert): string {
 
 /** Sections of at most ten `*label:* old → new` fields, as many as the block limit allows. */
 function changeSections(alert: Alert, zone: string, rule: Rule): SlackBlock[] {
+  // A reminder is one sentence (from flight data: inert).
+  if (alert.reminder !== undefined) {
+    const text = describeReminder(alert, zone, {
+      flightName: ruleFlightName(alert.flight, rule),
+      ...languageOf(rule),
+    });
+    return [mrkdwnSection(`:alarm_clock: ${inertMrkdwn(text)}`)];
+  }
   const fields = alert.changes.map((change) => {
     const { label, value } = changeParts(change, zone, languageOf(rule));
     // The bold label is ours; what is in it and after it comes from flight data.
@@ -211,7 +227,8 @@ function changeSections(alert: Alert, zone: string, rule: Rule): SlackBlock[] {
   return sections;
 }
 
-function mrkdwnSection(text: string): SlackBlock {
+/** A section of mrkdwn text, cut to Slack's limit. */
+export function mrkdwnSection(text: string): SlackBlock {
   return {
     type: "section",
     text: { type: "mrkdwn", text: truncateMrkdwn(text, SLACK_LIMITS.sectionChars) },
@@ -222,7 +239,7 @@ function mrkdwnSection(text: string): SlackBlock {
  * When (scheduled, decided; airport-local) and why (the rule). Our text and the rule
  * file's: escaped, but formatting in a description is the operator's to use.
  */
-function contextTexts(alert: Alert, rule: Rule, zone: string): SlackText[] {
+export function contextTexts(alert: Alert, rule: Rule, zone: string): SlackText[] {
   const when: string[] = [];
   if (alert.flight.scheduled !== undefined) {
     when.push(`Scheduled ${localTime(alert.flight.scheduled, zone, true)}`);

@@ -1,15 +1,17 @@
 /**
- * Sends notifications to Slack incoming webhooks through Slack's own client,
- * `@slack/webhook` (v8): it builds the request — the message as JSON, its User-Agent,
- * no redirects followed. Given our `fetch`, the request goes out over undici, through
- * the outbound policy and our timeouts, and the raw answer is kept: its retries are
- * off, and what follows stays ours. Each send first takes the webhook's next slot from
- * the shared `DestinationLimiter`, so all workers together stay at about one message
- * per second per webhook; a 429 pushes that webhook's slots back for everyone (the
- * client fails a 429 at once and drops `Retry-After`; we read it from the answer).
- * Slack's answers become outcomes: `ok` delivered, 429 and 5xx and network faults
- * retried on the channel's schedule, its 4xx error texts (`no_service`, …) refused for
- * good.
+ * Sends notifications to Slack. A channel with `url` posts to an incoming webhook
+ * through Slack's own client, `@slack/webhook` (v8): it builds the request — the message
+ * as JSON, its User-Agent, no redirects followed. Given our `fetch` (slack-fetch.ts),
+ * the request goes out over undici, through the outbound policy and our timeouts, and
+ * the raw answer is kept: its retries are off, and what follows stays ours. Each send
+ * first takes the webhook's next slot from the shared `DestinationLimiter`, so all
+ * workers together stay at about one message per second per webhook; a 429 pushes that
+ * webhook's slots back for everyone (the client fails a 429 at once and drops
+ * `Retry-After`; we read it from the answer). Slack's answers become outcomes: `ok`
+ * delivered, 429 and 5xx and network faults retried on the channel's schedule, its 4xx
+ * error texts (`no_service`, …) refused for good. A channel with `token` and `channel`
+ * goes through the Web API instead, as living messages (slack-living-sender.ts), over
+ * the same pool and pace.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { IncomingWebhook } from "@slack/webhook";
@@ -18,20 +20,30 @@ import { parseRetryAfter } from "../api/retry-policy.js";
 import { guardedAgent } from "../outbound/guarded-agent.js";
 import { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { SlackChannelSpec } from "../rules/rule.js";
-import { type ChannelSender, type SendContext, stillMine } from "./channel-sender.js";
+import type { ChannelSender, SendContext } from "./channel-sender.js";
 import { DEFAULT_PACE_INTERVAL_MS, type DestinationLimiter } from "./destination-limiter.js";
-import { type HttpPostResult, httpOutcome, oneLine, postJson } from "./http-post.js";
+import { type HttpPostResult, httpOutcome, oneLine } from "./http-post.js";
 import type { Notification } from "./notification.js";
 import type { SendOutcome } from "./send-outcome.js";
+import { noRequest, slackFetch } from "./slack-fetch.js";
+import { SlackLivingSender } from "./slack-living-sender.js";
 import { type SlackMessage, slackMessage } from "./slack-message.js";
+import { DEFAULT_MAX_PACE_WAIT_MS, paceSend } from "./slack-pace.js";
+import type { SlackThreads } from "./slack-threads.js";
 
-/** Longest wait for a slot inside one attempt; beyond it the attempt is handed back as a retry. */
-export const DEFAULT_MAX_PACE_WAIT_MS = 15_000;
+export { DEFAULT_MAX_PACE_WAIT_MS } from "./slack-pace.js";
 
 /** How a Slack sender connects and paces. */
 export interface SlackSenderOptions {
-  /** Shared per-webhook pacing (one Redis for every worker). */
+  /** Shared per-webhook (and per Web API channel) pacing (one Redis for every worker). */
   limiter: DestinationLimiter;
+  /**
+   * Where Web API channels' living messages are remembered (Redis); without it a
+   * channel with `token` is a dead letter that says so.
+   */
+  threads?: SlackThreads;
+  /** The Web API's base URL (default Slack's, `https://slack.com/api/`); tests give a look-alike. */
+  slackApiUrl?: string;
   /** Least time between two messages to one webhook, ms (default 1000). */
   intervalMs?: number;
   /** Longest wait for a slot before giving the job back as a retry (default 15 s). */
@@ -59,6 +71,7 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #timeoutMs: number | undefined;
+  readonly #living: SlackLivingSender | undefined;
 
   constructor(options: SlackSenderOptions) {
     this.#limiter = options.limiter;
@@ -70,6 +83,19 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
       options.dispatcher ??
       guardedAgent(options.outbound ?? OutboundPolicy.STRICT, { connections: 16 });
     this.#timeoutMs = options.timeoutMs;
+    this.#living =
+      options.threads === undefined
+        ? undefined
+        : new SlackLivingSender({
+            threads: options.threads,
+            limiter: this.#limiter,
+            dispatcher: this.#dispatcher,
+            intervalMs: this.#intervalMs,
+            maxWaitMs: this.#maxWaitMs,
+            sleep: this.#sleep,
+            ...(options.slackApiUrl !== undefined ? { slackApiUrl: options.slackApiUrl } : {}),
+            ...(this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
+          });
   }
 
   /** One paced attempt: wait for the webhook's slot, check the job is still ours, POST, read Slack's verdict. */
@@ -78,41 +104,22 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
     channel: SlackChannelSpec,
     context: SendContext,
   ): Promise<SendOutcome> {
-    const message = slackMessage(notification, channel, context.rule, context.zone);
-    let slot: Awaited<ReturnType<DestinationLimiter["reserve"]>>;
-    try {
-      slot = await this.#limiter.reserve(channel.url, context.now(), {
-        intervalMs: this.#intervalMs,
-        maxWaitMs: this.#maxWaitMs,
-      });
-    } catch (err) {
-      // Without the shared pace a send could break Slack's limit for every worker.
-      const message = err instanceof Error ? err.message : String(err);
-      return { status: "retry", reason: "connection", detail: `pace limiter: ${message}` };
-    }
-    if (!slot.reserved) {
+    if (channel.token !== undefined) {
+      if (this.#living) return this.#living.send(notification, channel, context);
       return {
-        status: "retry",
-        reason: "rate_limited",
-        detail: `paced: this webhook's next free slot is ${slot.waitMs} ms away`,
-        retryAfterMs: slot.waitMs,
+        status: "failed",
+        reason: "not_configured",
+        detail: "this Slack sender has no Redis for living messages (a channel with `token`)",
       };
     }
-    if (slot.waitMs > 0) {
-      await this.#sleep(slot.waitMs);
-      // A 429 that came in while this send waited for its slot holds it back too.
-      const heldMs = await this.#limiter.heldFor(channel.url, context.now()).catch(() => 0);
-      if (heldMs > 0) {
-        return {
-          status: "retry",
-          reason: "rate_limited",
-          detail: `held back: this webhook answered 429, next send in ${heldMs} ms`,
-          retryAfterMs: heldMs,
-        };
-      }
-    }
-    // The wait may have outlived this worker's lock: the job may be another's by now.
-    if (!(await stillMine(context, slot.waitMs > 0))) return { status: "abandoned" };
+    const message = slackMessage(notification, channel, context.rule, context.zone);
+    const paced = await paceSend(this.#limiter, channel.url, context, {
+      intervalMs: this.#intervalMs,
+      maxWaitMs: this.#maxWaitMs,
+      sleep: this.#sleep,
+      what: "webhook",
+    });
+    if (paced !== undefined) return paced;
     const result = await this.#post(channel.url, message);
     const nowMs = context.now();
     const outcome = slackOutcome(result, nowMs);
@@ -130,23 +137,15 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
    */
   async #post(url: string, message: SlackMessage): Promise<HttpPostResult> {
     let answer: HttpPostResult | undefined;
-    const fetch = async (target: string | URL | Request, init?: RequestInit) => {
-      const headers: Record<string, string> = {};
-      new Headers(init?.headers).forEach((value, name) => {
-        headers[name] = value;
-      });
-      // The client's name and version, not the host's Node version and kernel release.
-      headers["user-agent"] = `${(headers["user-agent"] ?? "").split(" ")[0]} flightwatch`.trim();
-      answer = await postJson(String(target), String(init?.body ?? ""), headers, {
+    const fetch = slackFetch(
+      {
         dispatcher: this.#dispatcher,
         ...(this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
-      });
-      if (answer.kind !== "response") throw new Error(answer.message);
-      return new Response(NULL_BODY.has(answer.status) ? null : answer.body, {
-        status: answer.status,
-        headers: responseHeaders(answer.headers),
-      });
-    };
+      },
+      (seen) => {
+        answer = seen;
+      },
+    );
     const client = new IncomingWebhook(url, { fetch, retryConfig: { retries: 0 } });
     let failure: unknown;
     try {
@@ -155,9 +154,7 @@ export class SlackSender implements ChannelSender<SlackChannelSpec> {
       // Its error says less than the answer kept, which decides — when there is one.
       failure = err;
     }
-    if (answer !== undefined) return answer;
-    const why = failure instanceof Error ? failure.message : String(failure);
-    return { kind: "network", errorCode: undefined, message: `no request was made: ${why}` };
+    return answer ?? noRequest(failure);
   }
 
   /** Closes the sender's own connection pool (not a dispatcher it was given). */
@@ -193,17 +190,4 @@ export function slackOutcome(result: HttpPostResult, nowMs: number): SendOutcome
     };
   }
   return httpOutcome(result, nowMs);
-}
-
-/** Statuses whose Fetch API response must have no body. */
-const NULL_BODY = new Set([101, 204, 205, 304]);
-
-/** undici's header record as the Fetch API's headers (repeated ones joined). */
-function responseHeaders(headers: Record<string, string | string[] | undefined>): Headers {
-  const out = new Headers();
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) out.append(name, one);
-  }
-  return out;
 }

@@ -13,7 +13,7 @@ import { describeAlert } from "../render/alert-text.js";
 import type { WebhookChannelSpec } from "../rules/rule.js";
 import { formatApiDateTime } from "../time/local-time.js";
 import type { SendContext } from "./channel-sender.js";
-import { alertEventType, TEST_EVENT_TYPE } from "./event-type.js";
+import { alertEventType, REMINDER_EVENT_TYPE, TEST_EVENT_TYPE } from "./event-type.js";
 import type { Notification } from "./notification.js";
 
 /** What rendering needs besides the notification: the live rule and the airport zone. */
@@ -38,7 +38,11 @@ export function webhookMessage(
 ): WebhookMessage {
   const alert = notification.alert;
   // A receiver that acts on flight events must not act on a test.
-  const type = alert.test ? TEST_EVENT_TYPE : alertEventType(alert.changes);
+  const type = alert.test
+    ? TEST_EVENT_TYPE
+    : alert.reminder !== undefined
+      ? REMINDER_EVENT_TYPE
+      : alertEventType(alert.changes);
   const data = webhookData(notification, context);
   // Orders a rule's notifications about a flight (see Alert.sequence); receivers that
   // get them out of order keep the highest.
@@ -84,6 +88,17 @@ export function webhookData(notification: Notification, context: WebhookMessageC
     flight: flightData(alert.flight, zone),
     ...(alert.current ? { current: currentData(alert.current, zone) } : {}),
     changes: alert.changes.map((change) => changeData(change, zone)),
+    ...(alert.reminder !== undefined
+      ? {
+          reminder: {
+            name: alert.reminder.name,
+            before: alert.reminder.before,
+            byMinutes: alert.reminder.byMinutes,
+            at: formatApiDateTime(alert.reminder.at, zone),
+            inMinutes: alert.reminder.inMinutes,
+          },
+        }
+      : {}),
     openedAt: new Date(alert.openedAt).toISOString(),
     decidedAt: new Date(alert.decidedAt).toISOString(),
     ...(alert.test ? { test: true } : {}),

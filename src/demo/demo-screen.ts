@@ -6,7 +6,13 @@
  */
 
 import { cleanText } from "../log/clean-text.js";
-import { changeParts, describeAlert, describeChange, localTime } from "../render/alert-text.js";
+import {
+  changeParts,
+  describeAlert,
+  describeChange,
+  describeReminder,
+  localTime,
+} from "../render/alert-text.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { DemoState, LastPoll, RecentChange, RecentDelivery } from "./demo-state.js";
 import { fitTo, type Span, terminalLine, visibleWidth } from "./terminal-line.js";
@@ -292,7 +298,9 @@ function deliverySpans(recent: RecentDelivery, options: DemoScreenOptions, width
   const about = alert
     ? width >= VERY_WIDE
       ? describeAlert(alert, options.zone)
-      : `${alert.flight.mainFlight} ${alert.changes.map((c) => describeChange(c, options.zone)).join("; ")}`
+      : alert.reminder !== undefined
+        ? `⏰ ${describeReminder(alert, options.zone)}`
+        : `${alert.flight.mainFlight} ${alert.changes.map((c) => describeChange(c, options.zone)).join("; ")}`
     : record.flight;
   spans.push({ text: " · ", style: "dim" }, { text: cleanText(about) });
   return spans;

@@ -285,7 +285,7 @@ export class Detector {
     report.records = read.records.size;
     if (read.malformed.length > 0) report.malformed = read.malformed.length;
 
-    const { snapshots, events, removed, flights, lagSeenMs, versions } = await this.#diff(
+    const { snapshots, events, removed, silent, flights, lagSeenMs, versions } = await this.#diff(
       read,
       mode,
       horizon,
@@ -311,6 +311,7 @@ export class Detector {
     crashPoint("detect.before-commit");
     deadline.beginCommit();
     const committed = await this.#store.commit({
+      silent,
       snapshots,
       removed,
       events,
@@ -360,6 +361,8 @@ export class Detector {
     snapshots: FlightSnapshot[];
     events: ChangeEvent[];
     removed: string[];
+    /** Flights first seen silently (baseline, new horizon dates): no event tells of them. */
+    silent: string[];
     flights: number;
     lagSeenMs: number;
     /** New versions whose lag this poll could judge (evidence for the lag). */
@@ -375,6 +378,7 @@ export class Detector {
     const previous = await this.#store.loadSnapshots(observed.map((o) => o.identity.key));
     const snapshots: FlightSnapshot[] = [];
     const events: ChangeEvent[] = [];
+    const firstSilent: string[] = [];
     let lagSeenMs = 0;
     let versions = 0;
     for (const flight of observed) {
@@ -396,6 +400,7 @@ export class Detector {
       }
       const result = diffFlight(before, flight, this.#zone);
       if (result.stale) continue;
+      if (silent && !before) firstSilent.push(flight.identity.key);
       if (!silent && result.changes.length > 0) {
         const identity = identityOf(result.snapshot);
         for (const change of result.changes) {
@@ -430,6 +435,7 @@ export class Detector {
       snapshots,
       events,
       removed,
+      silent: firstSilent,
       flights: observed.length,
       lagSeenMs,
       versions,

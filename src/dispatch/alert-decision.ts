@@ -59,6 +59,7 @@ import {
   rememberDone,
   usesHysteresis,
 } from "./alert-state.js";
+import { flushReminders, type Observation, scheduleReminders } from "./reminder-decision.js";
 
 export { alertId } from "./alert-id.js";
 export type { AlertState } from "./alert-state.js";
@@ -86,13 +87,23 @@ export function admitMatches(
   matches: readonly RuleMatch[],
   now: number,
   catchUp?: CatchUp,
+  observed: Observation | undefined = matches[matches.length - 1]?.event,
 ): Decision {
   // Pruned first too, so memory past its time is never used, however late this call comes.
   const next: AlertState = (state && pruneState(structuredClone(state), rule, now)) ?? {};
-  const alerts = flushReady(next, rule, now, catchUp);
+  const alerts = flushAll(next, rule, now, catchUp);
   for (const match of matches) admitOne(next, rule, match, now);
-  alerts.push(...flushReady(next, rule, now, catchUp));
+  // Reminders follow every observation of the flight, whatever changed.
+  if (observed !== undefined) scheduleReminders(next, rule, observed, now);
+  alerts.push(...flushAll(next, rule, now, catchUp));
   return decided(next, rule, alerts, now);
+}
+
+/** What is due: the group or held changes (one alert), then each reminder due. */
+function flushAll(state: AlertState, rule: Rule, now: number, catchUp?: CatchUp): Alert[] {
+  const alerts = flushReady(state, rule, now, catchUp);
+  alerts.push(...flushReminders(state, rule, now, catchUp));
+  return alerts;
 }
 
 /**
@@ -123,7 +134,7 @@ export function flushDue(
     return withDue({ state, alerts: [] }, due);
   }
   const next = pruneState(structuredClone(state), rule, now) ?? {};
-  return decided(next, rule, flushReady(next, rule, now, catchUp), now);
+  return decided(next, rule, flushAll(next, rule, now, catchUp), now);
 }
 
 function decided(state: AlertState, rule: Rule, alerts: Alert[], now: number): Decision {

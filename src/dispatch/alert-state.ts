@@ -100,6 +100,27 @@ export interface AlertState {
   /** Ids of the last decided events (bounded) and when the last were added. */
   done?: string[];
   doneAt?: number;
+  /** The rule's reminders about the flight (reminder-decision.ts). */
+  remind?: ReminderMemory;
+}
+
+/** What the reminders of one rule about one flight are at. */
+export interface ReminderMemory {
+  /** The flight as of the newest observation seen (`version`), for the reminders' texts. */
+  flight: FlightIdentity;
+  current?: SnapshotFields;
+  version: number;
+  /** When the reminders began to be kept: one due before it is not sent. */
+  since: number;
+  /** By reminder name (`boarding-30m`). */
+  items: Record<string, ReminderItem>;
+}
+
+/** One reminder: due at `dueAt` (its `by` before its moment), or done. */
+export interface ReminderItem {
+  dueAt?: number;
+  /** `sent`; `past`: due before the reminders began; `missed`: its moment came before it could go. */
+  done?: "sent" | "past" | "missed";
 }
 
 /** The memory of a field, created empty when there is none. */
@@ -132,11 +153,15 @@ export function rememberDone(state: AlertState, ids: readonly string[], now: num
   state.doneAt = now;
 }
 
-/** When flushDue must next run: the group's end or the earliest held release. */
+/** When flushDue must next run: the group's end, the earliest held release or reminder. */
 export function nextDue(state: AlertState | undefined): number | undefined {
   let due = state?.group?.dueAt;
   for (const held of state?.held ?? []) {
     if (held.until !== undefined && (due === undefined || held.until < due)) due = held.until;
+  }
+  for (const item of Object.values(state?.remind?.items ?? {})) {
+    // A done reminder has no due time.
+    if (item.dueAt !== undefined && (due === undefined || item.dueAt < due)) due = item.dueAt;
   }
   return due;
 }
@@ -158,6 +183,9 @@ export function pruneState(state: AlertState, rule: Rule, now: number): AlertSta
   // Within this memory a late event is recognised (done id, field version) and an alert
   // starts from what the recipient last heard.
   const recent = state.doneAt !== undefined && now - state.doneAt <= DONE_IDS_MEMORY_MS;
+  if (state.remind !== undefined && !(rule.reminders && rule.reminders.length > 0)) {
+    delete state.remind;
+  }
   if (state.held?.length === 0) delete state.held;
   for (const [key, memory] of Object.entries(state.fields ?? {})) {
     const holding = state.held?.some((c) => c.key === key) ?? false;

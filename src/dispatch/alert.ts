@@ -5,6 +5,7 @@
  */
 import type { Change } from "../diff/change.js";
 import type { FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
+import type { ReminderMoment } from "../rules/rule.js";
 
 /** The net change of one field over a group window. */
 export interface AlertChange extends Change {
@@ -24,8 +25,10 @@ export interface Alert {
   flight: FlightIdentity;
   /** The flight's fields as of the newest change in the alert. */
   current?: SnapshotFields;
-  /** At least one; in the order their fields first changed. */
+  /** At least one, in the order their fields first changed; none in a reminder. */
   changes: AlertChange[];
+  /** A reminder (docs/rules.md, "Reminders"): a moment of the flight is near. */
+  reminder?: AlertReminder;
   /** When the group opened (first matched change) and when the alert was decided, epoch ms. */
   openedAt: number;
   decidedAt: number;
@@ -42,4 +45,17 @@ export interface Alert {
    * `flightwatch.test`).
    */
   test?: true;
+}
+
+/** What a reminder reminds of. */
+export interface AlertReminder {
+  /** `boarding-30m`: the reminder's name in the rule. */
+  name: string;
+  before: ReminderMoment;
+  /** How long before the moment the rule asked for it, minutes. */
+  byMinutes: number;
+  /** The moment, epoch ms, as the latest estimate had it when the reminder went. */
+  at: number;
+  /** Minutes from the decision to the moment (at least 1). */
+  inMinutes: number;
 }

@@ -27,7 +27,9 @@
  * during a catch-up catches up from the same point.
  */
 import { crashPoint } from "../crash-point.js";
-import type { RuleSet } from "../rules/match/rule-matcher.js";
+import type { ChangeEvent } from "../diff/change.js";
+import type { FlightSnapshot } from "../diff/flight-snapshot.js";
+import { RuleSet } from "../rules/match/rule-matcher.js";
 import type { Rule } from "../rules/rule.js";
 import type { RuleMatch } from "../rules/rule-match.js";
 import {
@@ -39,8 +41,16 @@ import {
 import type { PollStatus } from "../store/detection-store.js";
 import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";
 import { lookupRule, type SubscriptionRules } from "../subscriptions/subscription-rules.js";
+import { DEFAULT_AIRPORT_TIMEZONE, toLocalDate } from "../time/local-time.js";
 import type { Alert } from "./alert.js";
 import { type AlertState, admitMatches, type CatchUp, flushDue } from "./alert-decision.js";
+import type { Observation } from "./reminder-decision.js";
+
+/** Subscriptions with new reminders scheduled per step at most. */
+const WAKES_PER_STEP = 500;
+/** Flights taken in silently whose reminders are scheduled per step at most. */
+const SILENT_PER_STEP = 1_000;
+const DAY_MS = 86_400_000;
 
 /**
  * Most (rule, flight)s one transaction decides: a batch of entries that concerns more
@@ -73,6 +83,20 @@ export interface DispatcherOptions {
    * detection knows.
    */
   detection?: { readStatus(): Promise<PollStatus> };
+  /**
+   * The flights' snapshots, for reminders: a flight that does not change again after a
+   * rule or subscription with reminders starts has no outbox entry to schedule them
+   * from, so the dispatcher reads its snapshot (see `sweepReminders`). Without it,
+   * reminders are scheduled by the flights' next changes only.
+   */
+  snapshots?: {
+    indexedKeys(fromDate: string, toDate: string): Promise<string[]>;
+    loadSnapshots(flightKeys: readonly string[]): Promise<Map<string, FlightSnapshot>>;
+    silentFlights(limit: number): Promise<string[]>;
+    forgetSilent(flightKeys: readonly string[]): Promise<void>;
+  };
+  /** The airport's zone (the dates of the snapshots swept for reminders). */
+  zone?: string;
 }
 
 /** Decides alerts from change events; one step at a time (`step`) or in a loop. */
@@ -83,6 +107,8 @@ export class Dispatcher {
   #catchingUp: boolean;
   /** The poll status's attempt counter at the first step (see #polledSinceStart). */
   #attemptsAtStart = 0;
+  /** The rule set whose reminders were last swept (a reload sweeps again). */
+  #sweptRules: RuleSet | undefined;
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
@@ -117,6 +143,7 @@ export class Dispatcher {
       this.#catchingUp = false;
       this.#catchUp = undefined;
     }
+    alerts.push(...(await this.sweepReminders()));
     alerts.push(...(await this.flushDue()));
     return alerts;
   }
@@ -143,6 +170,14 @@ export class Dispatcher {
       const matches = ruleSet.match(entry.value, now);
       if (subscribed !== undefined) matches.push(...subscribed.match(entry.value, now));
       const groups = groupByTarget(matches);
+      // Rules with reminders hear of every observation of their flights.
+      const observed = entry.value[0];
+      if (observed !== undefined) {
+        addReminding(groups, ruleSet.reminding(observed, now), observed);
+        if (subscribed !== undefined) {
+          addReminding(groups, subscribed.reminding(observed, now), observed);
+        }
+      }
       if (chunk.length > 0 && targets + groups.length > (this.#options.maxTargets ?? MAX_TARGETS)) {
         alerts.push(...(await this.#commit(chunk, now)));
         chunk = [];
@@ -172,7 +207,14 @@ export class Dispatcher {
         for (const { groups } of chunk) {
           for (const g of groups) {
             const update = updates[targets.indexOf(g.target)] as TargetUpdate<AlertState>;
-            const decision = admitMatches(update.state, g.rule, g.matches, now, catchUp);
+            const decision = admitMatches(
+              update.state,
+              g.rule,
+              g.matches,
+              now,
+              catchUp,
+              g.observed ?? g.matches[g.matches.length - 1]?.event,
+            );
             update.state = decision.state;
             update.dueAt = decision.dueAt;
             decided.push(...decision.alerts);
@@ -187,6 +229,105 @@ export class Dispatcher {
       },
     );
     crashPoint("dispatch.after-commit");
+    return alerts;
+  }
+
+  /**
+   * Schedules the reminders that no outbox entry will, from the flights' snapshots: of
+   * the rules with reminders when the rule set is new (the first step, a reload), over
+   * the flights from yesterday to two days ahead; of subscriptions made or confirmed
+   * since the last look (their flights' dates); and of every rule and subscription about
+   * the flights detection took in silently (a baseline, new horizon dates). A (rule,
+   * flight) whose memory the snapshot does not change is not written. Resolves to the
+   * reminders due at once.
+   */
+  async sweepReminders(): Promise<readonly Alert[]> {
+    const { snapshots, subscriptions, store } = this.#options;
+    if (snapshots === undefined) return [];
+    const ruleSet = this.#options.rules();
+    const sweepRules = ruleSet !== this.#sweptRules && ruleSet.hasReminders;
+    const wakes = (await subscriptions?.reminderWakes(WAKES_PER_STEP)) ?? [];
+    const silent = await snapshots.silentFlights(SILENT_PER_STEP);
+    if (!sweepRules && wakes.length === 0 && silent.length === 0) {
+      this.#sweptRules = ruleSet;
+      return [];
+    }
+    const now = this.#options.now();
+    const zone = this.#options.zone ?? DEFAULT_AIRPORT_TIMEZONE;
+    const keys = new Set<string>();
+    if (sweepRules) {
+      const from = toLocalDate(now - DAY_MS, zone);
+      const to = toLocalDate(now + 2 * DAY_MS, zone);
+      for (const key of await snapshots.indexedKeys(from, to)) keys.add(key);
+    }
+    for (const date of new Set(wakes.map((w) => w.date))) {
+      for (const key of await snapshots.indexedKeys(date, date)) keys.add(key);
+    }
+    for (const key of silent) keys.add(key);
+    const silentKeys = new Set(silent);
+    const woken =
+      wakes.length > 0 && subscriptions !== undefined
+        ? [...(await subscriptions.get(wakes.map((w) => `sub:${w.id}`))).values()]
+        : [];
+    const wokenSet = woken.length > 0 ? new RuleSet(woken, { zone }) : undefined;
+    const found = await snapshots.loadSnapshots([...keys]);
+    const observations = [...found.values()].map((snapshot): ChangeEvent => {
+      const { version, fields, ...flight } = snapshot;
+      return {
+        id: "",
+        kind: "flight",
+        field: "flight",
+        action: "changed",
+        flight,
+        version,
+        current: fields,
+      };
+    });
+    // The subscriptions to the flights taken in silently: one lookup for them all.
+    const silentSet =
+      silent.length > 0
+        ? await subscriptions?.forObservations(
+            observations.filter((o) => silentKeys.has(o.flight.key)).map((o) => [o]),
+          )
+        : undefined;
+    const groups: MatchGroup[] = [];
+    for (const observed of observations) {
+      const isSilent = silentKeys.has(observed.flight.key);
+      if (sweepRules || isSilent) addReminding(groups, ruleSet.reminding(observed, now), observed);
+      if (wokenSet) addReminding(groups, wokenSet.reminding(observed, now), observed);
+      if (isSilent && silentSet) addReminding(groups, silentSet.reminding(observed, now), observed);
+    }
+    const alerts: Alert[] = [];
+    const catchUp = this.#catchUp;
+    const max = this.#options.maxTargets ?? MAX_TARGETS;
+    for (let i = 0; i < groups.length; i += max) {
+      const chunk = groups.slice(i, i + max);
+      alerts.push(
+        ...(await store.transact(
+          chunk.map((g) => g.target),
+          (states) => {
+            const decided: Alert[] = [];
+            const updates = chunk.map((g, j): TargetUpdate<AlertState> | undefined => {
+              const state = states[j];
+              const decision = admitMatches(state, g.rule, [], now, catchUp, g.observed);
+              decided.push(...decision.alerts);
+              // Unchanged: not written (a sweep of a quiet airport writes nothing).
+              if (
+                decision.alerts.length === 0 &&
+                JSON.stringify(decision.state) === JSON.stringify(state)
+              ) {
+                return undefined;
+              }
+              return { state: decision.state, dueAt: decision.dueAt };
+            });
+            return { updates, alerts: decided };
+          },
+        )),
+      );
+    }
+    await subscriptions?.remindersWoken(wakes.map((w) => w.member));
+    await snapshots.forgetSilent(silent);
+    if (sweepRules || !ruleSet.hasReminders) this.#sweptRules = ruleSet;
     return alerts;
   }
 
@@ -252,6 +393,19 @@ export interface MatchGroup {
   target: AlertTarget;
   rule: Rule;
   matches: RuleMatch[];
+  /** The observation its reminders follow (a rule with reminders but no match). */
+  observed?: Observation;
+}
+
+/** Adds a group for each reminding rule that has none for the flight yet. */
+function addReminding(groups: MatchGroup[], rules: readonly Rule[], observed: ChangeEvent): void {
+  for (const rule of rules) {
+    const flightKey = observed.flight.key;
+    if (groups.some((g) => g.target.ruleId === rule.id && g.target.flightKey === flightKey)) {
+      continue;
+    }
+    groups.push({ target: { ruleId: rule.id, flightKey }, rule, matches: [], observed });
+  }
 }
 
 /** Matches grouped by (rule, flight), in first-match order. */

@@ -49,6 +49,16 @@ const LABELS = {
   examples: [{ booking: "X7Q2LM" }],
 };
 
+/** A subscription's reminders. */
+const REMIND = {
+  type: "array",
+  maxItems: 10,
+  items: { type: "string", pattern: "^\\S+\\s+before\\s+\\S.*$" },
+  description:
+    "Reminders before a moment of the flight (departure, boarding, gate_closing, arrival), from its latest estimate: sent once, moved when the estimate moves, dropped when the flight is cancelled.",
+  examples: [["30m before boarding", "3h before departure"]],
+} as const;
+
 /** A subscription's quiet hours. */
 const QUIET_HOURS = {
   type: "string",
@@ -305,7 +315,7 @@ export function openApiDocument(): Record<string, unknown> {
             },
             preset: {
               type: "string",
-              enum: ["essentials"],
+              enum: ["essentials", "none"],
               default: "essentials",
               description:
                 "What to hear about: essentials is gate, boarding, departure or arrival 15 minutes or more late, cancellation, diversion, belt.",
@@ -314,6 +324,7 @@ export function openApiDocument(): Record<string, unknown> {
             labels: LABELS,
             language: LANGUAGE,
             quietHours: QUIET_HOURS,
+            remind: REMIND,
           },
           required: ["flight", "date"],
           oneOf: [{ required: ["email"] }, { required: ["webhook"] }],
@@ -340,6 +351,7 @@ export function openApiDocument(): Record<string, unknown> {
             },
             language: LANGUAGE,
             quietHours: QUIET_HOURS,
+            remind: REMIND,
             labels: LABELS,
             status: { type: "string", enum: [...SUBSCRIPTION_STATUSES] },
             createdAt: { type: "string", format: "date-time" },

@@ -44,6 +44,7 @@ export interface SubscriptionView {
   webhook?: string;
   language?: Language;
   quietHours?: string;
+  remind?: string[];
   labels: Record<string, string>;
   status: SubscriptionStatus;
   /** ISO 8601, UTC. */
@@ -100,6 +101,7 @@ export function viewOf(s: Subscription, expiresAtMs: number): SubscriptionView {
     ...(s.channel.type === "email" ? { email: s.channel.to } : { webhook: s.channel.url }),
     ...(s.language !== undefined ? { language: s.language } : {}),
     ...(s.quietHours !== undefined ? { quietHours: s.quietHours } : {}),
+    ...(s.remind !== undefined ? { remind: s.remind } : {}),
     labels: s.labels,
     status: s.status,
     createdAt: new Date(s.createdAt).toISOString(),

@@ -1,6 +1,6 @@
 /**
  * Credentials inside free text (log messages, error messages and stacks, any string
- * field), found by their shape: URL passwords, Slack webhook paths, bearer and basic
+ * field), found by their shape: URL passwords, Slack webhook paths and tokens, bearer and basic
  * tokens (token-like values only, not the prose words after "Bearer"), JWTs, Standard Webhooks secrets, credential query parameters and
  * `name=value` pairs. What stays is what a reader needs to act: scheme, host, user,
  * parameter and variable names. A credential with no recognisable shape (a bare
@@ -58,6 +58,12 @@ const RULES: readonly Rule[] = [
     when: (_, lower) => lower.includes("hooks.slack"),
     pattern:
       /(\bhttps?:\/\/hooks\.slack(?:-gov)?\.com\/(?:(?:services|workflows|triggers)\/)?)[^\s"'<>`]+/gi,
+    replacement: `$1${MASK}`,
+  },
+  // Slack tokens (`xoxb-…` bot, `xoxp-…` user, `xapp-…` app-level …): the kind stays.
+  {
+    when: (text) => text.includes("xox") || text.includes("xapp-"),
+    pattern: /\b(xox[abeoprs]-|xapp-)[A-Za-z0-9-]+/g,
     replacement: `$1${MASK}`,
   },
   // RFC 6750 bearer tokens and RFC 7617 basic credentials, wherever they are quoted;

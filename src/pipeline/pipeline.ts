@@ -253,6 +253,9 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         now,
         // A process that polls catches up after downtime before groups close.
         ...(detection ? { detection } : {}),
+        // Reminders of flights that do not change again are scheduled from their snapshots.
+        snapshots: new DetectionStore(plain, keys),
+        zone: options.zone,
       });
       steps.push([
         "dispatch",

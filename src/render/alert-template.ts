@@ -12,6 +12,7 @@ import {
   clipText,
   describeAlert,
   describeChange,
+  describeReminder,
   flightNamesFrom,
   ruleFlightName,
 } from "./alert-text.js";
@@ -123,16 +124,23 @@ const FIELD_VALUES = new Map<string, FieldValue>(
     date: (alert, _rule, zone, max) =>
       clipText(alert.flight.scheduleDate ?? scheduledLocal(alert, zone).slice(0, 10), max),
     time: (alert, _rule, zone) => scheduledLocal(alert, zone).slice(11, 16),
+    // A reminder's "change" is the reminder itself.
     changes: (alert, rule, zone, max) =>
-      alert.changes
-        .map((c) =>
-          describeChange(c, zone, {
-            current: alert.current,
+      alert.reminder !== undefined
+        ? describeReminder(alert, zone, {
+            flightName: ruleFlightName(alert.flight, rule),
             maxValueChars: max,
             ...languageOf(rule),
-          }),
-        )
-        .join("; "),
+          })
+        : alert.changes
+            .map((c) =>
+              describeChange(c, zone, {
+                current: alert.current,
+                maxValueChars: max,
+                ...languageOf(rule),
+              }),
+            )
+            .join("; "),
     summary: (alert, rule, zone, max) =>
       describeAlert(alert, zone, {
         flightName: ruleFlightName(alert.flight, rule),

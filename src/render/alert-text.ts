@@ -213,10 +213,31 @@ function timeNote(change: AlertChange, p: Phrases): string {
  * (unless `options` says otherwise).
  */
 export function describeAlert(alert: Alert, zone: string, options: TextOptions = {}): string {
+  if (alert.reminder !== undefined) return describeReminder(alert, zone, options);
   const text: TextOptions = { ...options, current: options.current ?? alert.current };
   const flight = describeFlight(alert.flight, text.current?.route, zone, text);
   const described = `${flight}: ${alert.changes.map((c) => describeChange(c, zone, text)).join("; ")}`;
   return alert.test ? `${phrasesOf(text.language).test} ${described}` : described;
+}
+
+/**
+ * A reminder in one sentence, with the moment's local time: `Boarding for KL1395 starts
+ * in 30 min at gate D7 (10:40)`. Empty for an alert that is no reminder.
+ */
+export function describeReminder(alert: Alert, zone: string, options: TextOptions = {}): string {
+  const reminder = alert.reminder;
+  if (reminder === undefined) return "";
+  const p = phrasesOf(options.language);
+  const max = options.maxValueChars;
+  const [lead] = flightNamesFrom(alert.flight, options.flightName);
+  const gateValue = (options.current ?? alert.current)?.gate;
+  const gate = gateValue === undefined ? undefined : clipText(gateValue, max);
+  const sentence = p.reminders[reminder.before](
+    clipText(lead ?? alert.flight.mainFlight, max),
+    p.duration(reminder.inMinutes),
+    gate,
+  );
+  return `${sentence} (${localTime(reminder.at, zone, false, options.language)})`;
 }
 
 function timeText(value: ChangeValue | undefined, zone: string): string {

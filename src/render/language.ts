@@ -6,6 +6,8 @@
  * upstream (gates, flight numbers, routes) are never translated.
  */
 
+import type { ReminderMoment } from "../rules/rule.js";
+
 /** The languages notifications can be written in. */
 export const LANGUAGES = ["en", "nl"] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -49,6 +51,22 @@ export interface Phrases {
   unsubscribe: string;
   /** The mark of a test notification (`flightwatch channels test`), before its headline. */
   test: string;
+  /** `Reminder`: the heading of a reminder's list (email). */
+  reminder: string;
+  /** A reminder in one sentence: the flight, how soon (`in`, from `duration`), the gate. */
+  reminders: Readonly<
+    Record<ReminderMoment, (flight: string, inText: string, gate: string | undefined) => string>
+  >;
+  /** `2 h 5 min`, `30 min`. */
+  duration: (minutes: number) => string;
+}
+
+/** `2 h 5 min`, `3 h`, `30 min` (the same in English and Dutch). */
+function hoursAndMinutes(minutes: number): string {
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  if (h === 0) return `${m} min`;
+  return m === 0 ? `${h} h` : `${h} h ${m} min`;
 }
 
 const EN: Phrases = {
@@ -130,6 +148,15 @@ const EN: Phrases = {
   changes: "Changes:",
   unsubscribe: "Unsubscribe",
   test: "TEST — no flight changed; a sample sent by `flightwatch channels test`:",
+  reminder: "Reminder:",
+  reminders: {
+    boarding: (f, t, gate) => `Boarding for ${f} starts in ${t}${gate ? ` at gate ${gate}` : ""}`,
+    gate_closing: (f, t, gate) =>
+      `The gate for ${f} closes in ${t}${gate ? ` (gate ${gate})` : ""}`,
+    departure: (f, t, gate) => `${f} departs in ${t}${gate ? ` from gate ${gate}` : ""}`,
+    arrival: (f, t) => `${f} lands in ${t}`,
+  },
+  duration: hoursAndMinutes,
 };
 
 const NL: Phrases = {
@@ -210,6 +237,16 @@ const NL: Phrases = {
   changes: "Wijzigingen:",
   unsubscribe: "Afmelden",
   test: "TEST — geen vlucht gewijzigd; een voorbeeld, verstuurd met `flightwatch channels test`:",
+  reminder: "Herinnering:",
+  reminders: {
+    boarding: (f, t, gate) =>
+      `Instappen voor ${f} begint over ${t}${gate ? ` bij gate ${gate}` : ""}`,
+    gate_closing: (f, t, gate) =>
+      `De gate voor ${f} sluit over ${t}${gate ? ` (gate ${gate})` : ""}`,
+    departure: (f, t, gate) => `${f} vertrekt over ${t}${gate ? ` van gate ${gate}` : ""}`,
+    arrival: (f, t) => `${f} landt over ${t}`,
+  },
+  duration: hoursAndMinutes,
 };
 
 const PHRASES: Readonly<Record<Language, Phrases>> = { en: EN, nl: NL };

@@ -45,6 +45,26 @@ export interface Rule {
   language?: Language;
   /** Quiet hours: a local window in which only critical changes go at once; undefined = none. */
   quietHours?: QuietHours;
+  /** Reminders before the flight's moments (at most MAX_REMINDERS); undefined = none. */
+  reminders?: readonly Reminder[];
+  /**
+   * When the rule began, epoch ms, if known (a subscription's creation): a reminder due
+   * before it is not sent. Undefined: when the dispatcher first schedules the reminder.
+   */
+  startsAt?: number;
+}
+
+/** The moments of a flight a reminder can come before. */
+export const REMINDER_MOMENTS = ["departure", "boarding", "gate_closing", "arrival"] as const;
+export type ReminderMoment = (typeof REMINDER_MOMENTS)[number];
+
+/** Most reminders one rule or subscription may ask for. */
+export const MAX_REMINDERS = 10;
+
+/** A reminder `byMs` before a moment of the flight, as the latest estimate has it. */
+export interface Reminder {
+  before: ReminderMoment;
+  byMs: number;
 }
 
 /**
@@ -96,13 +116,35 @@ export interface RetrySchedule {
   forMs: number;
 }
 
-/** A Slack incoming webhook. */
-export interface SlackChannelSpec extends ChannelBase {
+/**
+ * A Slack channel: an incoming webhook (`url`), or a channel of a workspace through the
+ * Web API with a bot token (`token` + `channel`), where each flight gets one living
+ * message, updated in place, and its changes as replies in that message's thread.
+ * Exactly one of the two forms; `url` and `token` tell them apart.
+ */
+export type SlackChannelSpec = SlackWebhookChannelSpec | SlackApiChannelSpec;
+
+interface SlackChannelBase extends ChannelBase {
   type: "slack";
+  /** Optional template override for the message text (a living message's thread replies). */
+  template?: string;
+}
+
+/** A Slack incoming webhook. */
+export interface SlackWebhookChannelSpec extends SlackChannelBase {
   /** Incoming-webhook URL (secret: mask it in output). */
   url: string;
-  /** Optional template override for the message text. */
-  template?: string;
+  token?: undefined;
+  channelId?: undefined;
+}
+
+/** A Slack channel through the Web API: one living message per flight. */
+export interface SlackApiChannelSpec extends SlackChannelBase {
+  url?: undefined;
+  /** The app's bot token, `xoxb-…` (secret: mask it in output). */
+  token: string;
+  /** The Slack channel's id (`C0123ABCDEF`), as written in the rule file's `channel`. */
+  channelId: string;
 }
 
 /** Email to fixed recipients. */

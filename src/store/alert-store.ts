@@ -37,8 +37,8 @@ export interface TargetUpdate<S> {
 
 /** The outcome of one transaction's decisions. */
 export interface AlertDecisions<S> {
-  /** One per target, in the targets' order. */
-  updates: TargetUpdate<S>[];
+  /** One per target, in the targets' order; undefined leaves the target as it is. */
+  updates: (TargetUpdate<S> | undefined)[];
   /** Alerts to append to the stream, in the order they were decided. */
   alerts: readonly Alert[];
 }

@@ -84,6 +84,11 @@ export interface DetectionCommit {
   snapshots: readonly FlightSnapshot[];
   /** Flight keys whose snapshots go (flights removed upstream). */
   removed: readonly string[];
+  /**
+   * Flights first seen silently (a baseline, new horizon dates): no event tells of them,
+   * so they are noted for the reminders (RedisKeys.silentFlights). Default none.
+   */
+  silent?: readonly string[];
   events: readonly ChangeEvent[];
   state: DetectionState;
   /** Snapshots expire this long after the flight's scheduled time. */
@@ -95,6 +100,8 @@ export interface DetectionCommit {
 }
 
 const MGET_CHUNK = 500;
+/** How long flights first seen silently wait for a dispatcher (real time: Redis's). */
+const SILENT_FLIGHTS_TTL_MS = 86_400_000;
 /** Snapshots or events per script call of a commit (bounds its arguments and run time). */
 const COMMIT_CHUNK = 1000;
 
@@ -237,6 +244,16 @@ export class DetectionStore {
     return found;
   }
 
+  /** Up to `limit` flights first seen silently and not yet taken (`forgetSilent`). */
+  silentFlights(limit: number): Promise<string[]> {
+    return this.#redis.srandmember(this.#keys.silentFlights, limit);
+  }
+
+  /** Takes flights first seen silently off their set, once their reminders are scheduled. */
+  async forgetSilent(flightKeys: readonly string[]): Promise<void> {
+    if (flightKeys.length > 0) await this.#redis.srem(this.#keys.silentFlights, ...flightKeys);
+  }
+
   /** Flight keys in the snapshot index whose schedule date is in [from, to]. */
   async indexedKeys(fromDate: string, toDate: string): Promise<string[]> {
     const all = await this.#redis.zrange(this.#keys.snapshotIndex, 0, -1);
@@ -278,6 +295,12 @@ export class DetectionStore {
       tx.zrem(keys.snapshotIndex, key);
     }
     tx.zremrangebyscore(keys.snapshotIndex, "-inf", commit.now - commit.snapshotTtlMs);
+    const silent = commit.silent ?? [];
+    for (let i = 0; i < silent.length; i += COMMIT_CHUNK) {
+      tx.sadd(keys.silentFlights, ...silent.slice(i, i + COMMIT_CHUNK));
+    }
+    // Bounded without a dispatcher to take them (`watch`): a day's new flights at most.
+    if (silent.length > 0) tx.pexpire(keys.silentFlights, SILENT_FLIGHTS_TTL_MS);
     // Stream entry ids are Redis's real time, not the airport's clock.
     const minId = Math.max(0, Date.now() - commit.outboxRetentionMs);
     const entries = encodeOutboxEntries(commit.events);

@@ -84,6 +84,19 @@ export interface RedisKeys {
   /** Until when a destination that answered 429 holds back every send (string, epoch ms; expires then). */
   deliveryHold(destinationHash: string): string;
   /**
+   * The living Slack message of one rule about one flight through one Web API channel
+   * (hash: `channel` id and `ts` of the message, and `seq`, the sequence of the alert it
+   * shows), keyed by a hash of the rule, its channel, the flight and the Slack channel;
+   * expires days after its last write.
+   */
+  slackThread(threadHash: string): string;
+  /**
+   * How far one notification to a living Slack message got (hash: `main` once the message
+   * shows it, `reply` — the reply's ts — once its thread reply is posted), so that a retry
+   * skips what Slack has already; expires with its thread.
+   */
+  slackProgress(notificationId: string): string;
+  /**
    * The deployment's generation (string, random, no expiry): written once by the first
    * process; found missing or changed, it says Redis lost flightwatch's data.
    */
@@ -132,6 +145,17 @@ export interface RedisKeys {
    * by when they expire): listing and export, and forgetting the expired.
    */
   readonly subscriptionFlights: string;
+  /**
+   * Subscriptions with reminders made or confirmed since the dispatcher last looked
+   * (set of `<date> <id>`): it schedules their reminders from the flight's snapshot,
+   * which may not change again before they are due.
+   */
+  readonly reminderWakes: string;
+  /**
+   * Flights first seen silently (set of flight keys; see DetectionCommit.silent): the
+   * dispatcher schedules the reminders about them from their snapshots.
+   */
+  readonly silentFlights: string;
   /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
@@ -168,6 +192,8 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     deliveryHold: (destinationHash) => `${tag}:hold:${destinationHash}`,
     deliveryOrder: (orderHash) => `${tag}:order:${orderHash}`,
     deliverySending: (orderHash) => `${tag}:sending:${orderHash}`,
+    slackThread: (threadHash) => `${tag}:slack:thread:${threadHash}`,
+    slackProgress: (notificationId) => `${tag}:slack:sent:${notificationId}`,
     generation: `${tag}:generation`,
     webSecret: `${tag}:web:secret`,
     webPending: `${tag}:web:pending`,
@@ -178,6 +204,8 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     subscriptionsOf: (flight, date) => `${tag}:subs:${flight}:${date}`,
     subscriptionFiling: (bucket) => `${tag}:subid:${bucket}`,
     subscriptionFlights: `${tag}:subs`,
+    reminderWakes: `${tag}:remind:wake`,
+    silentFlights: `${tag}:remind:silent`,
     pattern: `${tag}:*`,
   };
 }

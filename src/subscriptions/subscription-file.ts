@@ -208,6 +208,8 @@ export function fileLine(s: Subscription, format: FileFormat, withSecrets: boole
       const value = fields[name];
       if (value === undefined) return "";
       if (name === "labels") return labelCell(value as Record<string, string>);
+      // Reminders as words with commas, as a CSV cell is read back.
+      if (name === "remind") return (value as string[]).join(", ");
       return typeof value === "string" ? value : JSON.stringify(value);
     }),
   );
@@ -234,6 +236,7 @@ function lineFields(s: Subscription, withSecrets: boolean): Record<string, unkno
     ...(Object.keys(s.labels).length > 0 ? { labels: s.labels } : {}),
     ...(s.language !== undefined ? { language: s.language } : {}),
     ...(s.quietHours !== undefined ? { quietHours: s.quietHours } : {}),
+    ...(s.remind !== undefined ? { remind: s.remind } : {}),
     status: s.status,
   };
 }

@@ -329,6 +329,7 @@ function contentOf(s: Subscription, parts: { status: boolean; secret: boolean })
     ...(s.direction !== undefined ? [{ direction: s.direction }] : []),
     ...(s.language !== undefined ? [{ language: s.language }] : []),
     ...(s.quietHours !== undefined ? [{ quietHours: s.quietHours }] : []),
+    ...(s.remind !== undefined ? [{ remind: s.remind }] : []),
   ]);
 }
 

@@ -41,6 +41,8 @@ interface Extras {
   d?: "D" | "A";
   /** Its quiet hours (`23:00-07:00[ zone]`). */
   q?: string;
+  /** Its reminders, as words. */
+  r?: string[];
 }
 
 /** The stored text of a subscription (its id, flight and date are kept by the keys). */
@@ -56,6 +58,7 @@ export function encodeSubscription(s: Subscription): string {
   if (s.language !== undefined && s.language !== "en") extras.l = s.language;
   if (s.direction !== undefined) extras.d = s.direction === "departure" ? "D" : "A";
   if (s.quietHours !== undefined) extras.q = s.quietHours;
+  if (s.remind !== undefined) extras.r = s.remind;
   // JSON escapes every control character, so the extras never hold the separator.
   if (Object.keys(extras).length > 0) fields.push(JSON.stringify(extras));
   return fields.some((f) => f.includes(SEPARATOR))
@@ -113,6 +116,7 @@ export function decodeSubscription(
     channel,
     ...(extras.l !== undefined && isLanguage(extras.l) ? { language: extras.l } : {}),
     ...(typeof extras.q === "string" ? { quietHours: extras.q } : {}),
+    ...(Array.isArray(extras.r) ? { remind: extras.r.map(String) } : {}),
     labels,
     status: status as SubscriptionStatus,
     createdAt,

@@ -64,6 +64,16 @@ export class SubscriptionRules {
     return rules.length === 0 ? undefined : new RuleSet(rules, { zone: this.#context.zone });
   }
 
+  /** Subscriptions whose reminders wait to be scheduled (SubscriptionStore.reminderWakes). */
+  reminderWakes(limit: number): Promise<{ date: string; id: string; member: string }[]> {
+    return this.#store.reminderWakes(limit);
+  }
+
+  /** Takes scheduled wakes off the set. */
+  remindersWoken(members: readonly string[]): Promise<void> {
+    return this.#store.remindersWoken(members);
+  }
+
   /** The rules of these rule ids that are active subscriptions (other ids are ignored). */
   async get(ruleIds: Iterable<string>): Promise<Map<string, Rule>> {
     const ids = [...new Set([...ruleIds].map(subscriptionIdOf))].filter(

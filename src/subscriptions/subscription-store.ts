@@ -183,6 +183,11 @@ export class SubscriptionStore {
       for (const { at, fields } of buckets.values()) args.push(at, fields.length / 2, ...fields);
       multi.eval(FILE_IDS, buckets.size, ...buckets.keys(), ...args);
     }
+    // Reminders of active subscriptions are scheduled by the dispatcher's next look.
+    const wakes = live.filter(({ s }) => s.status === "active" && s.remind !== undefined);
+    if (wakes.length > 0) {
+      multi.sadd(this.#keys.reminderWakes, ...wakes.map(({ s }) => `${s.date} ${s.id}`));
+    }
     // Flights expired meanwhile are forgotten here, not while listing (which would move
     // the pages under a cursor).
     multi.zremrangebyscore(this.#keys.subscriptionFlights, "-inf", now);
@@ -249,10 +254,33 @@ export class SubscriptionStore {
         encodeSubscription(next),
         text,
       );
-      if (set === 1) return next;
+      if (set === 1) {
+        if (status === "active" && next.remind !== undefined) {
+          await this.#redis.sadd(this.#keys.reminderWakes, `${next.date} ${next.id}`);
+        }
+        return next;
+      }
       if (set === -1) return undefined;
     }
     throw new Error(`subscription ${id}: its status kept changing under ${STATUS_TRIES} tries`);
+  }
+
+  /**
+   * Up to `limit` subscriptions whose reminders wait to be scheduled (see
+   * `RedisKeys.reminderWakes`): their dates and ids, and the members to hand to
+   * `remindersWoken` once scheduled (a crash before leaves them for the next look).
+   */
+  async reminderWakes(limit: number): Promise<{ date: string; id: string; member: string }[]> {
+    const members = await this.#redis.srandmember(this.#keys.reminderWakes, limit);
+    return members.map((member) => {
+      const space = member.indexOf(" ");
+      return { date: member.slice(0, space), id: member.slice(space + 1), member };
+    });
+  }
+
+  /** Takes scheduled wakes off the set. */
+  async remindersWoken(members: readonly string[]): Promise<void> {
+    if (members.length > 0) await this.#redis.srem(this.#keys.reminderWakes, ...members);
   }
 
   /** Deletes a subscription; resolves to what it was, undefined when there was none. */

@@ -15,6 +15,7 @@ import { normaliseFlightNumber } from "../rules/flight-number.js";
 import type { RuleInterner } from "../rules/read/rule-interner.js";
 import { parseRuleFile } from "../rules/read/rule-loader.js";
 import { nextDate } from "../rules/read/rule-time.js";
+import { durationText } from "../rules/reminders.js";
 import type { Rule } from "../rules/rule.js";
 import { fromLocalDateTime } from "../time/local-time.js";
 
@@ -37,6 +38,8 @@ export const PRESETS: Readonly<Record<string, readonly unknown[]>> = {
     "diverted",
     "belt",
   ],
+  /** No change at all: reminders only (`remind` is then required). */
+  none: [],
 };
 
 /** The preset used when a subscription names neither a preset nor changes. */
@@ -76,6 +79,11 @@ export interface Subscription {
    * is not critical waits for their end (docs/rules.md, "Quiet hours"); absent: none.
    */
   quietHours?: string;
+  /**
+   * Reminders before the flight's moments, as words (`30m before boarding`; docs/rules.md,
+   * "Reminders"); absent: none.
+   */
+  remind?: string[];
   labels: Record<string, string>;
   status: SubscriptionStatus;
   /** Epoch ms. */
@@ -98,6 +106,7 @@ export const INPUT_FIELDS = [
   "labels",
   "language",
   "quietHours",
+  "remind",
 ] as const;
 
 /** What a subscription is made from (the CLI's flags, the API's body). */
@@ -112,6 +121,7 @@ export interface SubscriptionInput {
   secret?: unknown;
   language?: unknown;
   quietHours?: unknown;
+  remind?: unknown;
   labels?: unknown;
   status?: unknown;
 }
@@ -251,6 +261,19 @@ export function checkSubscription(
       quietHours = `${pad(m[1] as string)}-${pad(m[2] as string)}${m[3] ? ` ${m[3]}` : ""}`;
     }
   }
+  let remind: string[] | undefined;
+  if (input.remind !== undefined) {
+    remind = remindersWritten(input.remind);
+    if (remind === undefined) {
+      problem(
+        "remind",
+        `${JSON.stringify(input.remind)} is not a list of reminders: write such as ["30m before boarding", "3h before departure"]`,
+      );
+    }
+  }
+  if (preset === "none" && remind === undefined) {
+    problem("preset", "none hears of no change: give reminders (remind) with it");
+  }
   const status =
     input.status === undefined ? "active" : (String(input.status) as SubscriptionStatus);
   if (!SUBSCRIPTION_STATUSES.includes(status)) {
@@ -272,6 +295,7 @@ export function checkSubscription(
     channel,
     ...(language !== undefined && isLanguage(language) ? { language } : {}),
     ...(quietHours !== undefined ? { quietHours } : {}),
+    ...(remind !== undefined ? { remind } : {}),
     labels,
     status,
     createdAt: now,
@@ -279,7 +303,29 @@ export function checkSubscription(
   // The channel and the changes as the rule reader sees them: its problems are ours.
   const read = readAsRule(subscription, context);
   if ("problems" in read) return { problems: read.problems };
+  // Reminders in one writing, as the reader understood them.
+  const reminders = read.rule.reminders;
+  if (reminders !== undefined) {
+    subscription.remind = reminders.map((r) => `${durationText(r.byMs)} before ${r.before}`);
+  }
   return { subscription };
+}
+
+/**
+ * Reminders as given: a list of words (`30m before boarding`) or of mappings
+ * (`{ before, by }`), or one text listing them with commas; undefined when it is none.
+ */
+function remindersWritten(value: unknown): string[] | undefined {
+  const items = typeof value === "string" ? value.split(/[,;]/) : value;
+  if (!Array.isArray(items) || items.length === 0) return undefined;
+  const out: string[] = [];
+  for (const item of items) {
+    if (typeof item === "string" && item.trim() !== "") out.push(item.trim());
+    else if (typeof item === "object" && item !== null && "before" in item && "by" in item) {
+      out.push(`${String(item.by)} before ${String(item.before)}`);
+    } else return undefined;
+  }
+  return out;
 }
 
 /** A direction as written (`departure`, `arrival`, `D`, `A`, any case); null when it is none. */
@@ -361,6 +407,7 @@ function readAsRule(
         channels: [channel],
         ...(s.language !== undefined ? { language: s.language } : {}),
         ...(s.quietHours !== undefined ? { quiet_hours: quietHoursOf(s.quietHours) } : {}),
+        ...(s.remind !== undefined ? { remind: s.remind } : {}),
       },
     ],
   };
@@ -378,7 +425,14 @@ function readAsRule(
   if (load.problems.length > 0 || rule === undefined) {
     return { problems: load.problems.map(problemOf) };
   }
-  return { rule: { ...rule, id: subscriptionRuleId(s.id) } };
+  // Its reminders begin with it: one due before it was made is not sent.
+  return {
+    rule: {
+      ...rule,
+      id: subscriptionRuleId(s.id),
+      ...(rule.reminders !== undefined ? { startsAt: s.createdAt } : {}),
+    },
+  };
 }
 
 /** `23:00-07:00 Europe/London` as a rule file writes it. */
@@ -391,6 +445,9 @@ function quietHoursOf(text: string): Record<string, string> {
 /** A rule problem as a problem of the subscription's field it came from. */
 function problemOf(p: RuleProblem): SubscriptionProblem {
   const path = p.path;
+  if (path.includes("remind")) {
+    return { field: "remind", message: p.hint ? `${p.message} (${p.hint})` : p.message };
+  }
   if (path.includes("quiet_hours")) {
     return { field: "quietHours", message: p.hint ? `${p.message} (${p.hint})` : p.message };
   }

@@ -79,4 +79,27 @@ describe("deliveries listing", () => {
       "delivered partner/webhook → https://partner.example.com/… (msg_new, attempt 1, replay of msg_old)",
     );
   });
+
+  it("says what happened on the way to a delivery (a living Slack message posted anew)", () => {
+    const record = {
+      at: Date.UTC(2026, 10, 26, 9),
+      id: "msg_live",
+      ruleId: "ops",
+      channel: "slack",
+      type: "slack" as const,
+      flight: "D:2026-11-26:KL1001",
+      destination: "Slack channel C0123ABCDEF (Web API)",
+      attempt: 1,
+      result: "delivered" as const,
+      code: 200,
+      detail:
+        "the living message 1.000001 was gone (message_not_found); posted a new one in its place",
+    };
+    expect(listing([record], [], [], {})).toContain(
+      "attempt 1 (200) — the living message 1.000001 was gone (message_not_found); posted a new one in its place",
+    );
+    expect(describeRecord(record)).toBe(
+      "delivered ops/slack → Slack channel C0123ABCDEF (Web API) (msg_live, attempt 1): the living message 1.000001 was gone (message_not_found); posted a new one in its place",
+    );
+  });
 });

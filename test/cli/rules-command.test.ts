@@ -154,6 +154,37 @@ describe("flightwatch rules", () => {
     expect(day.stdout()).not.toContain("goes out at");
   }, 20_000);
 
+  it("test: shows when a rule's reminders fall due, from the flight as the change leaves it", async () => {
+    const remind = join(dir, "remind");
+    await mkdir(remind);
+    await writeFile(
+      join(remind, "trip.yaml"),
+      `rules:
+  - id: trip
+    flights: { flight: [KL1001] }
+    changes: []
+    remind: [3h before departure, 30m before boarding]
+    channels: [{ type: console }]
+`,
+    );
+    const run = (now: string) =>
+      spawnCli([
+        ...["rules", "test", remind, "--before", join(dir, "before.json")],
+        ...["--after", join(dir, "after.json"), "--now", now],
+      ]);
+    const early = run("2026-11-21T06:30");
+    expect(await early.exited).toBe(0);
+    expect(early.stdout()).toContain("⏰ trip (");
+    expect(early.stdout()).toContain(
+      "    3h before departure: due Sat 21 Nov 07:25 (departure Sat 21 Nov 10:25)\n",
+    );
+    expect(early.stdout()).toContain("30m before boarding: none");
+    expect(early.stdout()).toContain("0 of 1 rule match; nothing was sent");
+    const late = run("2026-11-21T08:30");
+    expect(await late.exited).toBe(0);
+    expect(late.stdout()).toContain("3h before departure: due already");
+  }, 20_000);
+
   it("test | head: a reader that went away ends the output quietly (exit 0, no EPIPE trace)", async () => {
     const proc = testPair("2026-11-21T08:30");
     // As `head -0` would: the reading end is closed before a line is read.
@@ -236,7 +267,16 @@ describe("rule variables", () => {
   const HOOK_SECRET = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
   const PATH_PART = "p4th-s3cr3t-segment";
   const OPS_TOKEN = "ops-token-0a9b8c7d6e";
-  const LEAKS = [API_TOKEN, REDIS_PASSWORD, SMTP_PASSWORD, HOOK_SECRET, PATH_PART, OPS_TOKEN];
+  const BOT_TOKEN = "xoxb-1234-5678-b0tt0ken5ecret";
+  const LEAKS = [
+    API_TOKEN,
+    REDIS_PASSWORD,
+    SMTP_PASSWORD,
+    HOOK_SECRET,
+    PATH_PART,
+    OPS_TOKEN,
+    BOT_TOKEN,
+  ];
   const daemonEnv = {
     FLIGHT_API_TOKEN: API_TOKEN,
     REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:6379`,
@@ -329,6 +369,7 @@ describe("rule variables", () => {
         "DESK=desk-from-file",
         `PARTNER_PATH=${PATH_PART}`,
         `PARTNER_SIGNING=${HOOK_SECRET}`,
+        `SLACK_BOT_TOKEN=${BOT_TOKEN}`,
       ].join("\n"),
     );
     const rules = await rulesDir(
@@ -346,6 +387,10 @@ describe("rule variables", () => {
         url: "https://partner.example.com/hooks/\${PARTNER_PATH}"
         secret: "\${PARTNER_SIGNING}"
       - type: console
+      - type: slack
+        token: "\${SLACK_BOT_TOKEN}"
+        channel: C0123ABCDEF
+        template: "{flight} via \${SLACK_BOT_TOKEN}"
 `,
     );
     const env = {
@@ -367,6 +412,10 @@ describe("rule variables", () => {
     // Not secret: a variable in a description or subject prints, the environment's value first.
     expect(out).toContain("for team-from-env at desk-from-file; path [redacted], token [redacted]");
     expect(out).not.toContain("team-from-file");
+    // A Slack channel through the Web API: where it goes, and both of its messages.
+    expect(out).toContain("slack → Slack channel C0123ABCDEF (Web API)");
+    expect(out).toContain("living message: KL1001 to WAW, departs");
+    expect(out).toContain("thread reply: KL1001 via [redacted]");
     expect(JSON.parse(json.stdout()).matches[0].channels[0].payload.subject).toBe(
       "team-from-env [redacted] [redacted] [redacted]",
     );
@@ -390,6 +439,7 @@ describe("the example rules in rules/", () => {
       "pier-d-departures",
       "cancellations-and-diversions",
       "long-delays-klm",
+      "gate-desk-board",
       "anna-kl1001",
       "ben-meets-kl1002",
     ]);

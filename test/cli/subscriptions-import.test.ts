@@ -17,9 +17,9 @@ const ZONE = "Europe/Amsterdam";
 const DATE = toLocalDate(Date.now() + 2 * 86_400_000, ZONE);
 const SECRET = `whsec_${Buffer.alloc(32, 5).toString("base64")}`;
 
-const PASSENGERS_CSV = `id,flight,date,email,webhook,preset,labels
-anna-x7q2lm,DL9870,${DATE},anna@example.com,,essentials,booking=X7Q2LM;seat=12A
-,KL 1871,${DATE},bob@example.com,,,"booking=B,52"
+const PASSENGERS_CSV = `id,flight,date,email,webhook,preset,labels,remind
+anna-x7q2lm,DL9870,${DATE},anna@example.com,,essentials,booking=X7Q2LM;seat=12A,"30m before boarding, 3h before departure"
+,KL 1871,${DATE},bob@example.com,,,"booking=B,52",
 `;
 const APP_NDJSON = `${JSON.stringify({
   id: "app-kl1870",
@@ -82,6 +82,7 @@ describe("flightwatch subscriptions import and export", () => {
     expect(subs[0]).toMatchObject({
       id: "anna-x7q2lm",
       email: "anna@example.com",
+      remind: ["30m before boarding", "3h before departure"],
       labels: { booking: "X7Q2LM", seat: "12A" },
     });
     expect(subs[1]).toMatchObject({
@@ -97,7 +98,7 @@ describe("flightwatch subscriptions import and export", () => {
     expect(again.stdout).toBe(`${lines.join("\n")}\n`);
     const csvOut = await cli(b, "export", "--format", "csv");
     expect(csvOut.stdout.split("\n")[0]).toBe(
-      "id,flight,date,direction,email,webhook,secret,preset,changes,labels,language,quietHours,status",
+      "id,flight,date,direction,email,webhook,secret,preset,changes,labels,language,quietHours,remind,status",
     );
     expect(csvOut.stdout).toContain(",***,"); // masked by default
     const back = await cli(a, "import", "--replace", await file("back.csv", csvOut.stdout));
@@ -144,22 +145,28 @@ ok-3,KL1003,${DATE},ok3@example.com,booking=X
     expect(unknown.stderr).toContain("missing.csv cannot be read (ENOENT)");
   });
 
-  it("add takes --direction and --quiet-hours, and names the flag when one is wrong", async () => {
+  it("add takes --direction, --quiet-hours and --remind, and names the flag when one is wrong", async () => {
     const base = ["add", "--flight", "DL7507", "--date", DATE, "--email", "anna@example.com"];
     const added = await cli(
       a,
       ...base,
       ...["--direction", "arrival", "--quiet-hours", "23:00-07:00", "--json"],
+      ...["--remind", "30m before boarding", "--remind", "180m before departure"],
     );
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({
       flight: "DL7507",
       direction: "arrival",
       quietHours: "23:00-07:00",
+      remind: ["30m before boarding", "3h before departure"],
     });
     const quiet = await cli(a, ...base, "--quiet-hours", "23-7");
     expect(quiet.code).toBe(2);
     expect(quiet.stderr).toContain("--quiet-hours");
+    const remind = await cli(a, ...base, "--remind", "30m before takeoff");
+    expect(remind.code).toBe(2);
+    expect(remind.stderr).toContain("--remind");
+    expect(remind.stderr).toContain("takeoff");
     const bad = await cli(a, ...base, "--direction", "inbound");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--direction");

@@ -96,6 +96,13 @@ describe("daemonObserver's routine lines", () => {
     expect(info.filter((e) => String(e.msg).startsWith("delivered "))).toHaveLength(3);
   });
 
+  it("warns of a delivery with something to say (a living Slack message posted anew), budget or not", () => {
+    const { observed, capture } = observer(true);
+    observed.delivered?.({ ...record(7), detail: "the living message 1.000001 was gone" });
+    expect(capture.entries().at(-1)).toMatchObject({ level: "warn", notificationId: "n7" });
+    expect(capture.entries().at(-1)?.msg).toMatch(/^delivered r1\/hook .*: the living message/);
+  });
+
   it("logs them all at debug when the console shows them already (quiet)", () => {
     const { observed, capture } = observer(true);
     observed.decided?.([alert(1)]);

@@ -16,6 +16,7 @@ import { EmailSender } from "../../src/deliver/email-sender.js";
 import { destinationOf } from "../../src/deliver/endpoint.js";
 import { notificationsOf } from "../../src/deliver/notification.js";
 import { SlackSender } from "../../src/deliver/slack-sender.js";
+import { SlackThreads } from "../../src/deliver/slack-threads.js";
 import { WebhookSender } from "../../src/deliver/webhook-sender.js";
 import type { Alert } from "../../src/dispatch/alert.js";
 import { guardedAgent } from "../../src/outbound/guarded-agent.js";
@@ -109,6 +110,8 @@ export type RigWorkerOptions = Partial<
   outbound?: OutboundPolicy;
   /** The webhook sender's resolver (a name that resolves as a test needs); DNS by default. */
   lookup?: LookupFunction;
+  /** Where Web API Slack channels (living messages) go: a look-alike's URL; Slack's by default. */
+  slackApiUrl?: string;
 };
 
 /** One test's delivery pipeline and receivers. */
@@ -174,14 +177,16 @@ export class DeliveryRig {
    */
   async start(rules: Rule[], smtp?: SmtpReceiver, options: RigWorkerOptions = {}): Promise<void> {
     const ruleSet = new RuleSet(rules, { zone: ZONE });
-    const { outbound = LOOPBACK_OUTBOUND, lookup, ...workerOptions } = options;
+    const { outbound = LOOPBACK_OUTBOUND, lookup, slackApiUrl, ...workerOptions } = options;
     const dispatcher = lookup ? guardedAgent(outbound, { lookup }) : undefined;
     if (dispatcher) this.#closers.push(() => dispatcher.close());
     const webhook = new WebhookSender(dispatcher ? { dispatcher } : { outbound });
     const slack = new SlackSender({
       limiter: new DestinationLimiter(this.redis, this.keys),
+      threads: new SlackThreads(this.redis, this.keys),
       intervalMs: PACE_MS,
       outbound,
+      ...(slackApiUrl !== undefined ? { slackApiUrl } : {}),
     });
     const email = new EmailSender(
       smtp ? readEmailSettings({ SMTP_URL: smtp.url(), EMAIL_FROM: FROM }) : undefined,

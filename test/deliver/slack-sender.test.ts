@@ -7,7 +7,7 @@ import { type Notification, notificationsOf } from "../../src/deliver/notificati
 import { slackMessage } from "../../src/deliver/slack-message.js";
 import { SlackSender, type SlackSenderOptions } from "../../src/deliver/slack-sender.js";
 import type { Alert } from "../../src/dispatch/alert.js";
-import type { Rule, SlackChannelSpec } from "../../src/rules/rule.js";
+import type { Rule, SlackWebhookChannelSpec } from "../../src/rules/rule.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as buildRule } from "../rules/rule-builder.js";
 import { alertChange, kl1001, alertOf as kl1001Alert } from "../support/alert-builder.js";
@@ -42,7 +42,7 @@ describe("SlackSender against a Slack look-alike", () => {
   let t: TestRedis;
   let keys: RedisKeys;
   let slack: SlackReceiver;
-  let channel: SlackChannelSpec;
+  let channel: SlackWebhookChannelSpec;
   let rule: Rule;
   let now: number;
   let sleeps: number[];

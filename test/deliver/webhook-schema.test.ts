@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EVENT_TYPES, TEST_EVENT_TYPE } from "../../src/deliver/event-type.js";
+import { EVENT_TYPES, REMINDER_EVENT_TYPE, TEST_EVENT_TYPE } from "../../src/deliver/event-type.js";
 import { webhookMessage } from "../../src/deliver/webhook-message.js";
 import { type Change, type ChangeEvent, toChangeEvent } from "../../src/diff/change.js";
 import { diffFields } from "../../src/diff/flight-diff.js";
@@ -86,7 +86,7 @@ const FLIGHT_CHANGES: Change[] = [
 describe("schemas/webhook.schema.json", () => {
   it("names every event type the daemon sends, in the order of their precedence, then the test's", () => {
     const defs = webhookSchema().$defs as { eventType: { enum: string[] } };
-    expect(defs.eventType.enum).toEqual([...EVENT_TYPES, TEST_EVENT_TYPE]);
+    expect(defs.eventType.enum).toEqual([...EVENT_TYPES, REMINDER_EVENT_TYPE, TEST_EVENT_TYPE]);
   });
 
   it("matches, closed, every body rendered from changes the differ reports, in both formats", () => {
@@ -137,6 +137,47 @@ describe("schemas/webhook.schema.json", () => {
       expect(webhookSchemaErrors(test)).toEqual([]);
       expect(test.type).toBe("flightwatch.test");
       expect((test.data ?? test).test).toBe(true);
+    }
+  });
+
+  it("matches, closed, a reminder in both formats: its own type, no changes, what it reminds of", () => {
+    const rule = plainRule({ description: "Trip", channels: [CE, JSON_HOOK] });
+    const at = minutes(-40);
+    const gate = toChangeEvent(
+      { kind: "gate", field: "gate", action: "assigned", new: "D7" },
+      flight(),
+      1,
+    );
+    const alert = {
+      ...alertOf([gate], {}, { gate: "D7" }),
+      changes: [],
+      reminder: {
+        name: "boarding-30m",
+        before: "boarding" as const,
+        byMinutes: 30,
+        at,
+        inMinutes: 30,
+      },
+      sequence: 3,
+    };
+    for (const channel of [CE, JSON_HOOK]) {
+      const n = notificationOf(alert, { ...rule, channels: [channel] });
+      const body = JSON.parse(webhookMessage(n, channel, { rule, zone: ZONE }).body);
+      expect(webhookSchemaErrors(body)).toEqual([]);
+      expect(body.type).toBe("flight.reminder");
+      const data = body.data ?? body;
+      expect(data.changes).toEqual([]);
+      expect(data.reminder).toEqual({
+        name: "boarding-30m",
+        before: "boarding",
+        byMinutes: 30,
+        at: "2026-11-21T10:20:00.000+01:00",
+        inMinutes: 30,
+      });
+      expect(data.summary).toBe("Boarding for KL1234 starts in 30 min at gate D7 (10:20)");
+      // A reminder's `before` is one of the four moments.
+      data.reminder.before = "takeoff";
+      expect(webhookSchemaErrors(body)).not.toEqual([]);
     }
   });
 

@@ -13,6 +13,8 @@ describe("Detector against the simulator and a real Redis", () => {
     expect(baseline).toMatchObject({ outcome: "committed", mode: "baseline", events: [] });
     expect(baseline.flights).toBeGreaterThan(100);
     expect(await h.outbox()).toEqual([]);
+    // Noted for the reminders, which no event will schedule: every flight it took in.
+    expect(await h.redis.redis.scard(h.keys.silentFlights)).toBe(baseline.flights);
 
     const flight = h.moveGate("Z99");
     const poll = await h.detector.poll();
@@ -36,6 +38,8 @@ describe("Detector against the simulator and a real Redis", () => {
     const again = await h.detector.poll();
     expect(again.events).toEqual([]);
     expect(await h.outbox()).toHaveLength(1);
+    // Flights seen before are not noted again.
+    expect(await h.redis.redis.scard(h.keys.silentFlights)).toBe(baseline.flights);
     // Incremental: a handful of requests, not the whole horizon.
     expect(poll.requests).toBeLessThan(baseline.requests);
   });

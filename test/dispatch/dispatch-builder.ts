@@ -11,9 +11,11 @@ import type { Alert } from "../../src/dispatch/alert.js";
 import {
   type AlertState,
   admitMatches,
+  type CatchUp,
   type Decision,
   flushDue,
 } from "../../src/dispatch/alert-decision.js";
+import type { Observation } from "../../src/dispatch/reminder-decision.js";
 import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { ChangeSelector, Rule } from "../../src/rules/rule.js";
 import type { RuleMatch } from "../../src/rules/rule-match.js";
@@ -136,9 +138,14 @@ export class Driver {
     return this.keep(admitMatches(this.state, this.rule, matches, now));
   }
 
+  /** An observation of the flight with no change the rule matched (reminders follow it). */
+  see(now: number, observed: Observation, catchUp?: CatchUp): Alert[] {
+    return this.keep(admitMatches(this.state, this.rule, [], now, catchUp, observed));
+  }
+
   /** Calls flushDue at `now`. */
-  flush(now: number): Alert[] {
-    return this.keep(flushDue(this.state, this.rule, now));
+  flush(now: number, catchUp?: CatchUp): Alert[] {
+    return this.keep(flushDue(this.state, this.rule, now, catchUp));
   }
 
   private keep(decision: Decision): Alert[] {

@@ -43,6 +43,9 @@ describe("maskSecrets", () => {
     ["header Basic dXNlcjpwYXNzd29yZA== sent", "header Basic *** sent"],
     ["token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln here", "token *** here"],
     ["secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw done", "secret whsec_*** done"],
+    // Slack tokens: the kind (bot, user, app-level) stays.
+    ["token xoxb-1234-5678-AbCdEfGh rejected", "token xoxb-*** rejected"],
+    ["('xoxp-99-88-zz', xapp-1-A0-123-abc)", "('xoxp-***', xapp-***)"],
     [
       "GET https://api.example.com/x?page=2&token=abc123&api_key=k#frag",
       "GET https://api.example.com/x?page=2&token=***&api_key=***#frag",

@@ -51,13 +51,19 @@ const subscription: fc.Arbitrary<Subscription> = fc
     language: fc.constantFrom(undefined, "nl" as const),
     direction: fc.constantFrom(undefined, "departure" as const, "arrival" as const),
     quietHours: fc.constantFrom(undefined, "23:00-07:00", "22:30-06:15 Europe/London"),
+    remind: fc.constantFrom<string[] | undefined>(
+      undefined,
+      ["30m before boarding"],
+      ["3h before departure", "1h30m before gate_closing"],
+    ),
   })
-  .map(({ what, language, direction, quietHours, ...rest }) => ({
+  .map(({ what, language, direction, quietHours, remind, ...rest }) => ({
     ...rest,
     ...what,
     ...(language !== undefined ? { language } : {}),
     ...(direction !== undefined ? { direction } : {}),
     ...(quietHours !== undefined ? { quietHours } : {}),
+    ...(remind !== undefined ? { remind } : {}),
   }));
 
 describe("a subscription's stored text", () => {

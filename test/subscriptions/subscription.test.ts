@@ -171,6 +171,40 @@ describe("a subscription", () => {
     ]);
   });
 
+  it("may have reminders, as words or mappings, written back in one form; none hears only them", () => {
+    const base = { flight: "KL601", date: "2026-11-21", email: "anna@example.com" };
+    const s = made({
+      ...base,
+      remind: ["30m before boarding", { before: "departure", by: "3h" }],
+    });
+    expect(s.remind).toEqual(["30m before boarding", "3h before departure"]);
+    const rule = subscriptionRule(s, { zone: ZONE });
+    expect(rule.reminders).toEqual([
+      { before: "boarding", byMs: 30 * 60_000 },
+      { before: "departure", byMs: 3 * 3_600_000 },
+    ]);
+    // Its reminders begin with it.
+    expect(rule.startsAt).toBe(NOW);
+    // A text listing them with commas (a CSV cell, a form field).
+    expect(
+      made({ ...base, remind: "90m before departure, 1h before gate closing" }).remind,
+    ).toEqual(["1h30m before departure", "1h before gate_closing"]);
+    // Reminders only: no change is heard.
+    const only = made({ ...base, preset: "none", remind: ["30m before boarding"] });
+    expect(subscriptionRule(only, { zone: ZONE }).changes).toEqual([]);
+    expect(takes(only, changeEvent({ flight: { scheduleDate: "2026-11-21" } }))).toBe(false);
+    expect(problems({ ...base, preset: "none" })).toEqual([
+      { field: "preset", message: "none hears of no change: give reminders (remind) with it" },
+    ]);
+    expect(problems({ ...base, remind: [7] }).map((p) => p.field)).toEqual(["remind"]);
+    expect(problems({ ...base, remind: ["soon before boarding"] })).toEqual([
+      expect.objectContaining({ field: "remind" }),
+    ]);
+    expect(problems({ ...base, remind: ["30m before takeoff"] })).toEqual([
+      expect.objectContaining({ field: "remind", message: expect.stringContaining("takeoff") }),
+    ]);
+  });
+
   it("with the essentials, hears a gate, boarding, a 15-minute delay, a cancellation — not a 10-minute delay or a terminal", () => {
     const s = made({ flight: "KL601", date: "2026-11-21", email: "anna@example.com" });
     const late = (minutes: number) =>

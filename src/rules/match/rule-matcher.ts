@@ -35,6 +35,8 @@ export class RuleSet {
   private readonly candidates: number[] = [];
   // Stryker disable next-line ArrayDeclaration: scratch, emptied before each use (in `match`)
   private readonly positions: number[] = [];
+  /** The rules with reminders, matching every change (`reminding`); null until first asked. */
+  private reminders: RuleSet | undefined | null = null;
 
   constructor(rules: readonly Rule[], options: RuleSetOptions = {}) {
     this.rules = Object.freeze(rules.slice());
@@ -53,6 +55,38 @@ export class RuleSet {
   /** The rule with this id, if the set has it. */
   get(id: string): Rule | undefined {
     return this.byId.get(id);
+  }
+
+  /** Whether some rule asks for reminders. */
+  get hasReminders(): boolean {
+    return this.reminderSet() !== undefined;
+  }
+
+  /**
+   * The rules with reminders whose flight filter holds for the flight of `event` (any
+   * change of it, or none: only its flight and fields are read), in rule order.
+   * Reminders come from a flight's fields whatever changed, so their rules see every
+   * observation of the flights they select.
+   */
+  reminding(event: ChangeEvent, now: number): Rule[] {
+    const set = this.reminderSet();
+    if (set === undefined) return [];
+    return set.match([event], now).map((m) => this.byId.get(m.rule.id) as Rule);
+  }
+
+  /** The rules with reminders, as taking every change (built at the first use). */
+  private reminderSet(): RuleSet | undefined {
+    if (this.reminders === null) {
+      const rules = this.rules.filter((r) => r.reminders !== undefined && r.reminders.length > 0);
+      this.reminders =
+        rules.length === 0
+          ? undefined
+          : new RuleSet(
+              rules.map((r) => ({ ...r, changes: undefined, reminders: undefined })),
+              { zone: this.zone },
+            );
+    }
+    return this.reminders;
   }
 
   /** Every (rule, event) match, in event order, then rule order (order of `rules`). */

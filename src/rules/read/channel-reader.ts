@@ -1,12 +1,15 @@
 /**
  * Reads a rule's `channels` into ChannelSpecs: the type, the keys that type takes, `retry`,
- * URLs, email addresses, webhook secrets, and a name for each (given, or the type,
- * numbered when a rule has several of it). Webhook and Slack URLs are https, without
- * credentials, and do not name an internal address (loopback, private, link-local …)
- * unless the outbound policy (OUTBOUND_ALLOW) allows it; plain http only to hosts the
- * policy names. Host names are resolved only when a send connects (src/outbound).
- * URLs and secrets are credentials: messages describe them but never repeat them, and
- * the rule variables read into a Slack or webhook URL or a secret are recorded as secret.
+ * URLs, email addresses, webhook secrets, Slack bot tokens and channel ids, and a name
+ * for each (given, or the type, numbered when a rule has several of it). Webhook and
+ * Slack URLs are https, without credentials, and do not name an internal address
+ * (loopback, private, link-local …) unless the outbound policy (OUTBOUND_ALLOW) allows
+ * it; plain http only to hosts the policy names. Host names are resolved only when a
+ * send connects (src/outbound). A Slack channel is an incoming webhook (`url`) or a
+ * channel through the Web API (`token` and `channel`), exactly one of the two. URLs,
+ * secrets and tokens are credentials: messages describe them but never repeat them, and
+ * the rule variables read into a Slack or webhook URL, a secret or a token are recorded
+ * as secret.
  */
 
 import type { OutboundPolicy } from "../../outbound/outbound-policy.js";
@@ -35,6 +38,16 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** Standard Webhooks secrets are 24–64 random bytes; under 16 is too weak to sign with. */
 const MIN_SECRET_BYTES = 16;
+/** A Slack bot token: `xoxb-` and Slack's digits, letters and dashes. */
+const SLACK_BOT_TOKEN_RE = /^xoxb-[A-Za-z0-9-]{8,}$/;
+/**
+ * A Slack channel id: public (`C…`), private or group (`G…`) or direct (`D…`), upper-case
+ * letters and digits. An id, not a name: chat.update takes only ids, and an id survives
+ * a rename.
+ */
+const SLACK_CHANNEL_RE = /^[CGD][A-Z0-9]{6,}$/;
+/** Where the docs explain the Web API form of a Slack channel. */
+const LIVING_DOCS = 'docs/delivery.md, "Living messages"';
 
 const isChannelType = (text: string): text is ChannelType =>
   (CHANNEL_TYPES as readonly string[]).includes(text);
@@ -55,6 +68,8 @@ interface ChannelFields {
   unsubscribeUrl?: string;
   secret?: string;
   format?: "cloudevents" | "json";
+  token?: string;
+  channelId?: string;
   name?: string;
 }
 
@@ -218,7 +233,9 @@ function readChannel(
           map,
           path,
           `${type} channel has no \`${key}\``,
-          `add the ${type === "slack" ? "incoming-webhook " : ""}URL, e.g. ${key}: \${RULE_${type.toUpperCase()}_URL}`,
+          type === "slack"
+            ? `add the incoming-webhook URL, e.g. ${key}: \${RULE_SLACK_URL}, or a bot token and channel id for living messages, e.g. token: \${SLACK_BOT_TOKEN} and channel: C0123ABCDEF (${LIVING_DOCS})`
+            : `add the URL, e.g. ${key}: \${RULE_${type.toUpperCase()}_URL}`,
         );
       return undefined;
     }
@@ -234,10 +251,19 @@ function readChannel(
   }
   switch (type) {
     case "slack":
-      put(
-        "url",
-        r.credential(() => url("url", true)),
-      );
+      readSlackTarget(r, entries, map, path, {
+        url: () =>
+          put(
+            "url",
+            r.credential(() => url("url", true)),
+          ),
+        token: (entry) =>
+          put(
+            "token",
+            r.credential(() => readSlackToken(r, entry, join(path, "token"))),
+          ),
+        channel: (entry) => put("channelId", readSlackChannel(r, entry, join(path, "channel"))),
+      });
       put("template", template("template"));
       break;
     case "email": {
@@ -280,6 +306,97 @@ function readChannel(
       break;
   }
   return r.failures === failedBefore ? draft : undefined;
+}
+
+/**
+ * Which form a Slack channel takes: `url` alone (an incoming webhook), or `token` and
+ * `channel` (the Web API); the key or keys written are read by `read`. Mixing the two,
+ * or half of the second, is a problem at the key that is too many, or at the channel.
+ */
+function readSlackTarget(
+  r: TreeReader,
+  entries: Map<string, Entry>,
+  map: TreeNode,
+  path: string,
+  read: { url: () => void; token: (entry: Entry) => void; channel: (entry: Entry) => void },
+): void {
+  const url = entries.get("url");
+  const token = entries.get("token");
+  const channel = entries.get("channel");
+  if (token === undefined && channel === undefined) {
+    read.url();
+    return;
+  }
+  if (url !== undefined) {
+    const extra = (token ?? channel) as Entry;
+    r.problem(
+      extra.key,
+      join(path, extra.name),
+      "a slack channel takes `url` (an incoming webhook) or `token` and `channel` (the Web API), not both",
+      `keep \`url\` for an incoming webhook, or replace it with \`token\` and \`channel\` for living messages (${LIVING_DOCS})`,
+    );
+    return;
+  }
+  if (token === undefined) {
+    r.problem(
+      map,
+      path,
+      "slack channel has `channel` but no `token`",
+      `add the Slack app's bot token, e.g. token: \${SLACK_BOT_TOKEN} (${LIVING_DOCS})`,
+    );
+    return;
+  }
+  if (channel === undefined) {
+    r.problem(
+      map,
+      path,
+      "slack channel has `token` but no `channel`",
+      "add the Slack channel's id, e.g. channel: C0123ABCDEF (in Slack: the channel's details, at the bottom of About)",
+    );
+    return;
+  }
+  read.token(token);
+  read.channel(channel);
+}
+
+/** A Slack bot token (`xoxb-…`); a message about it never repeats it. */
+function readSlackToken(r: TreeReader, entry: Entry, path: string): string | undefined {
+  const text = r.string(entry.value, path, "`token`");
+  if (text === undefined) return undefined;
+  const token = text.trim();
+  if (SLACK_BOT_TOKEN_RE.test(token)) return r.interner.string(token);
+  r.problem(
+    entry.value,
+    path,
+    token.startsWith("xoxb-")
+      ? "`token` is not a Slack bot token (`xoxb-` and then letters, digits and dashes)"
+      : `\`token\` is not a Slack bot token (it starts with ${token.startsWith("xox") ? `\`${token.slice(0, 5)}\`` : "something other than `xoxb-`"})`,
+    `copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page into a rule variable, e.g. token: \${SLACK_BOT_TOKEN}`,
+  );
+  return undefined;
+}
+
+/** A Slack channel id (`C0123ABCDEF`), not its name. */
+function readSlackChannel(r: TreeReader, entry: Entry, path: string): string | undefined {
+  const text = r.string(entry.value, path, "`channel`");
+  if (text === undefined) return undefined;
+  const id = text.trim();
+  if (SLACK_CHANNEL_RE.test(id)) return r.interner.string(id);
+  r.problem(entry.value, path, channelIdProblem(id), SLACK_CHANNEL_HINT);
+  return undefined;
+}
+
+const SLACK_CHANNEL_HINT = "in Slack, open the channel's details: its id is at the bottom of About";
+
+/** What is wrong with a `channel` that is no id; a token put there by mistake is not repeated. */
+function channelIdProblem(id: string): string {
+  if (/^xox|^xapp-/.test(id)) {
+    return "`channel` holds a Slack token, not a channel id such as C0123ABCDEF";
+  }
+  if (id.length > 40) return "`channel` is not a Slack channel id such as C0123ABCDEF";
+  return /^[#@]|^[a-z0-9._-]+$/.test(id)
+    ? `\`channel\` must be a Slack channel id such as C0123ABCDEF, not a name (\`${id}\`)`
+    : `\`channel\` \`${id}\` is not a Slack channel id (such as C0123ABCDEF)`;
 }
 
 /**

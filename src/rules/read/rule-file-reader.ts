@@ -8,12 +8,13 @@ import type { RuleProblem } from "../../errors.js";
 import { OutboundPolicy } from "../../outbound/outbound-policy.js";
 import { isLanguage, LANGUAGES } from "../../render/language.js";
 import { airportZone } from "../../time/local-time.js";
-import type { FlappingSpec, FlightFilter, Rule, SourcePosition } from "../rule.js";
+import type { ChangeSelector, FlappingSpec, FlightFilter, Rule, SourcePosition } from "../rule.js";
 import { readChangeSelectors } from "./change-selector-reader.js";
 import { readChannels } from "./channel-reader.js";
 import { didYouMean, suggestionHint } from "./did-you-mean.js";
 import { readFlightFilter } from "./flight-filter-reader.js";
 import { readQuietHours } from "./quiet-hours-reader.js";
+import { readReminders } from "./reminder-reader.js";
 import { parseRuleDocument } from "./rule-document.js";
 import { RuleInterner } from "./rule-interner.js";
 import { FLAPPING_KEYS, FLIGHT_FILTER_KEYS, RULE_KEYS } from "./rule-schema.js";
@@ -27,6 +28,14 @@ const LABEL_KEY_RE = /^[A-Za-z0-9_.-]+$/;
 const DAY_MS = 86_400_000;
 /** The flight filter of a rule without `flights`, shared (frozen, as shared parts are). */
 const EVERY_FLIGHT: FlightFilter = Object.freeze({});
+/** `changes: []`: a rule of reminders only, which no change matches. */
+const NO_CHANGES: ChangeSelector[] = Object.freeze([]) as unknown as ChangeSelector[];
+
+/** Whether a node is an empty list (`[]`). */
+function isEmptyList(r: TreeReader, node: TreeNode): boolean {
+  const resolved = r.resolve(node);
+  return resolved.kind === "seq" && resolved.items.length === 0;
+}
 
 /** What reading rule files needs: the rule variables and the airport's time zone. */
 export interface RuleReadOptions {
@@ -234,9 +243,17 @@ function readRule(
         );
         break;
       case "changes":
+        // `changes: []` with `remind`: reminders only (checked once every key is read).
+        if (isEmptyList(r, entry.value)) {
+          rule.changes = NO_CHANGES;
+          break;
+        }
         rule.changes = r.shared("changes", entry.value, () =>
           readChangeSelectors(r, entry.value, at),
         );
+        break;
+      case "remind":
+        rule.reminders = r.shared("remind", entry.value, () => readReminders(r, entry, at));
         break;
       case "channels":
         rule.channels = readChannels(r, entry.value, at, outbound);
@@ -279,6 +296,15 @@ function readRule(
       "add at least one, e.g. channels: [{ type: console }]",
     );
   }
+  const changesEntry = entries.get("changes");
+  if (rule.changes === NO_CHANGES && changesEntry && !entries.has("remind")) {
+    r.problem(
+      changesEntry.value,
+      join(path, "changes"),
+      "`changes` is an empty list: the rule would match no change",
+      "list change kinds (e.g. gate, cancelled), remove `changes` to take every change, or add `remind` for a rule of reminders only",
+    );
+  }
   if (r.failed || id === undefined || !read.idSource || !rule.channels) return read;
   // Built in one go with every key (undefined when not written): every rule has one
   // hidden class, and none is changed once built.
@@ -295,6 +321,8 @@ function readRule(
     flapping: rule.flapping,
     language: rule.language,
     quietHours: rule.quietHours,
+    reminders: rule.reminders,
+    startsAt: undefined,
   };
   return read;
 }

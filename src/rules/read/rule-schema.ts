@@ -20,7 +20,11 @@ export const RULE_KEYS = [
   "flapping",
   "language",
   "quiet_hours",
+  "remind",
 ] as const;
+
+/** Keys of a reminder written as a mapping. */
+export const REMINDER_KEYS = ["before", "by"] as const;
 
 /** Keys of `quiet_hours`. */
 export const QUIET_HOURS_KEYS = ["from", "to", "zone", "critical"] as const;
@@ -39,7 +43,8 @@ export const FLAPPING_KEYS = ["window", "action"] as const;
 
 /** Keys each channel type takes besides `type` and `name`. */
 export const CHANNEL_KEYS: Readonly<Record<ChannelType, readonly string[]>> = {
-  slack: ["url", "template", "retry"],
+  // `url` (an incoming webhook) or `token` and `channel` (the Web API: living messages).
+  slack: ["url", "token", "channel", "template", "retry"],
   email: ["to", "subject", "template", "unsubscribe_url", "retry"],
   webhook: ["url", "secret", "format", "retry"],
   console: ["retry"],

@@ -1,5 +1,8 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${NAME} in plain strings is the syntax under test
 /** Channels: each type's keys, URLs, addresses, secrets, names, and each way they can be wrong. */
 import { describe, expect, it } from "vitest";
+import { maskerFor } from "../../../src/cli/rule-masking.js";
+import { isDaemonVariable } from "../../../src/config/config-variables.js";
 import { readOutboundAllow } from "../../../src/outbound/outbound-policy.js";
 import type { ChannelSpec } from "../../../src/rules/rule.js";
 import { load, oneRule, problemOf, problemsOf } from "./rule-text.js";
@@ -182,7 +185,7 @@ describe("channel problems", () => {
     ).toMatchObject({
       path: "rules[0].channels[0].to",
       message: "unknown key `to`",
-      hint: "`to` is for email channels; slack channels take `url`, `template`, `retry`",
+      hint: "`to` is for email channels; slack channels take `url`, `token`, `channel`, `template`, `retry`",
     });
     expect(problemOf(withChannels("[{ type: console, url: https://a.example.com }]")).hint).toBe(
       "`url` is for slack channels; console channels take `retry`",
@@ -307,5 +310,149 @@ describe("channel problems", () => {
       path: "rules[0].channels[1]",
       message: "two channels of this rule are named `console-2`",
     });
+  });
+});
+
+describe("slack channels through the Web API (token and channel)", () => {
+  const TOKEN = "xoxb-1234-5678-Zq9Wv8Ux7Ts6";
+
+  it("reads the bot token and the channel id, with a template and a retry", () => {
+    expect(
+      channelsOf(
+        `[{ type: slack, token: "${TOKEN}", channel: C0123ABCDEF, template: "{flight}", retry: { delays: [1m], for: 1h } }]`,
+      ),
+    ).toEqual([
+      {
+        type: "slack",
+        name: "slack",
+        token: TOKEN,
+        channelId: "C0123ABCDEF",
+        template: "{flight}",
+        retry: { delaysMs: [60_000], forMs: 3_600_000 },
+        source: { file: "t.yaml", line: 3, column: 16 },
+      },
+    ]);
+    // Private channels and direct messages have ids of their own kinds.
+    expect(channelsOf(`{ type: slack, token: "${TOKEN}", channel: G01ABCDEF9 }`)[0]).toMatchObject({
+      channelId: "G01ABCDEF9",
+    });
+  });
+
+  it("records a variable read into the token as secret, and masks the token in output", () => {
+    const text = withChannels(
+      '[{ type: slack, token: "${OPS_BOT}", channel: C0123ABCDEF }, { type: slack, token: "xoxb-9999-literal-token", channel: C0123ABCDEF }]',
+    );
+    const values = { OPS_BOT: TOKEN };
+    const loaded = load(text, values);
+    expect(loaded.problems).toEqual([]);
+    expect([...loaded.secretVariables]).toEqual(["OPS_BOT"]);
+    const mask = maskerFor(loaded, { values, reserved: isDaemonVariable });
+    expect(mask(`posted with ${TOKEN} and xoxb-9999-literal-token`)).toBe(
+      "posted with [redacted] and [redacted]",
+    );
+  });
+
+  it.each([
+    [
+      `{ type: slack, token: "${TOKEN}" }`,
+      {
+        path: "rules[0].channels[0]",
+        message: "slack channel has `token` but no `channel`",
+        hint: "add the Slack channel's id, e.g. channel: C0123ABCDEF (in Slack: the channel's details, at the bottom of About)",
+      },
+    ],
+    [
+      "{ type: slack, channel: C0123ABCDEF }",
+      {
+        path: "rules[0].channels[0]",
+        message: "slack channel has `channel` but no `token`",
+        hint: 'add the Slack app\'s bot token, e.g. token: ${SLACK_BOT_TOKEN} (docs/delivery.md, "Living messages")',
+      },
+    ],
+    [
+      `{ type: slack, url: "https://hooks.slack.com/services/T/B/x", token: "${TOKEN}", channel: C0123ABCDEF }`,
+      {
+        path: "rules[0].channels[0].token",
+        line: 3,
+        column: 78,
+        message:
+          "a slack channel takes `url` (an incoming webhook) or `token` and `channel` (the Web API), not both",
+      },
+    ],
+    [
+      '{ type: slack, url: "https://hooks.slack.com/services/T/B/x", channel: C0123ABCDEF }',
+      {
+        path: "rules[0].channels[0].channel",
+        message:
+          "a slack channel takes `url` (an incoming webhook) or `token` and `channel` (the Web API), not both",
+      },
+    ],
+    [
+      "{ type: slack }",
+      {
+        path: "rules[0].channels[0]",
+        message: "slack channel has no `url`",
+        hint: 'add the incoming-webhook URL, e.g. url: ${RULE_SLACK_URL}, or a bot token and channel id for living messages, e.g. token: ${SLACK_BOT_TOKEN} and channel: C0123ABCDEF (docs/delivery.md, "Living messages")',
+      },
+    ],
+    [
+      '{ type: slack, token: "xoxp-1234-5678-usertokenvalue", channel: C0123ABCDEF }',
+      {
+        path: "rules[0].channels[0].token",
+        message: "`token` is not a Slack bot token (it starts with `xoxp-`)",
+      },
+    ],
+    [
+      '{ type: slack, token: "xoxb-", channel: C0123ABCDEF }',
+      {
+        path: "rules[0].channels[0].token",
+        message: "`token` is not a Slack bot token (`xoxb-` and then letters, digits and dashes)",
+      },
+    ],
+    [
+      '{ type: slack, token: "Bearer abc.def.ghi", channel: C0123ABCDEF }',
+      {
+        path: "rules[0].channels[0].token",
+        message: "`token` is not a Slack bot token (it starts with something other than `xoxb-`)",
+      },
+    ],
+    [
+      `{ type: slack, token: "${TOKEN}", channel: "#ops-gates" }`,
+      {
+        path: "rules[0].channels[0].channel",
+        message:
+          "`channel` must be a Slack channel id such as C0123ABCDEF, not a name (`#ops-gates`)",
+        hint: "in Slack, open the channel's details: its id is at the bottom of About",
+      },
+    ],
+    [
+      `{ type: slack, token: "${TOKEN}", channel: c0123abcdef }`,
+      {
+        path: "rules[0].channels[0].channel",
+        message:
+          "`channel` must be a Slack channel id such as C0123ABCDEF, not a name (`c0123abcdef`)",
+      },
+    ],
+    [
+      `{ type: slack, token: "${TOKEN}", channel: "${TOKEN}" }`,
+      {
+        path: "rules[0].channels[0].channel",
+        message: "`channel` holds a Slack token, not a channel id such as C0123ABCDEF",
+      },
+    ],
+  ])("a problem: %s", (channel, problem) => {
+    expect(problemOf(withChannels(`[${channel}]`))).toMatchObject(problem);
+  });
+
+  it("never repeats a token in a message", () => {
+    const problems = problemsOf(
+      withChannels(
+        '[{ type: slack, token: "xoxp-1234-5678-usertokenvalue", channel: C0123ABCDEF }, { type: slack, token: "xoxb-ab cd-s3cr3tv4lue" , channel: C0123ABCDEF }]',
+      ),
+    );
+    expect(problems).toHaveLength(2);
+    for (const p of problems) {
+      expect(`${p.message} ${p.hint}`).not.toMatch(/usertokenvalue|s3cr3tv4lue/);
+    }
   });
 });
