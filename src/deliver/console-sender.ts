@@ -65,9 +65,9 @@ export class ConsoleSender implements ChannelSender {
    */
   #livingStep(notification: Notification, channel: ChannelSpec): LivingStep | undefined {
     if (channel.type !== "slack" || channel.token === undefined) return undefined;
-    if (notification.alert.reminder !== undefined) return "replied";
     const key = `${notification.ruleId}\n${channel.name}\n${notification.alert.flight.key}`;
-    if (this.#living.has(key)) return "updated";
+    // A reminder only replies in the thread of a message posted already.
+    if (this.#living.has(key)) return notification.alert.reminder ? "replied" : "updated";
     this.#living.add(key);
     if (this.#living.size > LIVING_REMEMBERED) {
       const oldest = this.#living.values().next().value;

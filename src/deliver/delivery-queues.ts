@@ -362,6 +362,8 @@ function replayWanted(
 ): boolean {
   const n = job.data?.notification;
   if (n === undefined) return false;
+  // A reminder is about a moment that has passed or is near: never sent again.
+  if (n.alert.reminder !== undefined) return false;
   // Completed but never sent: superseded by a newer one, or its subscription ended.
   const returned = job.returnvalue as { superseded?: boolean; cancelled?: boolean } | null;
   if (state === "completed" && (returned?.superseded || returned?.cancelled)) return false;

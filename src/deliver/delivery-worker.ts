@@ -407,6 +407,15 @@ export class DeliveryWorkers {
         detail: `rule ${notification.ruleId} has no ${notification.type} channel ${notification.channel} any more`,
       };
     }
+    // A reminder that waited (retries, an outage) as long as it was early helps nobody:
+    // "boarding starts in 30 min" after boarding began. Not sent, and not a failure.
+    const reminder = notification.alert.reminder;
+    if (reminder !== undefined && this.#now() - job.timestamp >= reminder.inMinutes * 60_000) {
+      return {
+        status: "cancelled",
+        detail: `a reminder ${reminder.inMinutes} min before ${reminder.before.replace("_", " ")} not sent by then: its moment has come`,
+      };
+    }
     const endpoint = endpointOf(channel);
     if (endpoint) {
       const disabled = await this.#options.log.disabled(endpoint.id);

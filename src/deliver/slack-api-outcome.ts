@@ -14,11 +14,39 @@ import type { SendOutcome } from "./send-outcome.js";
 /** The Web API methods flightwatch calls. */
 export type SlackApiMethod = "chat.postMessage" | "chat.update";
 
-/** chat.update's errors that say the living message is gone (deleted): a new one is posted. */
-export const MESSAGE_GONE: ReadonlySet<string> = new Set([
-  "message_not_found",
-  "cant_update_message",
+/**
+ * chat.update's errors after which the living message will not take this update or any
+ * later one — it was deleted (`message_not_found`), this app may not edit it
+ * (`cant_update_message`: posted by another app's token, say), or the workspace's edit
+ * window closed (`edit_window_closed`) — with what each says of the message: a new one is
+ * posted in its place, so the flight as it is now is visible again.
+ */
+export const MESSAGE_REPLACED: Readonly<Record<string, string>> = {
+  message_not_found: "was gone",
+  cant_update_message: "cannot be updated by this app",
+  edit_window_closed: "can no longer be edited",
+};
+
+/**
+ * chat.update's errors about this edit alone — its content (too long, blocks Slack would
+ * not take or not swap for the message's own) or Slack's failing to apply it: the message
+ * keeps what it showed (the next alert updates it), and the thread reply is still posted.
+ * Kept to errors known to say nothing of the token or the channel; any other refusal of
+ * chat.update still fails the notification.
+ */
+export const EDIT_REFUSED: ReadonlySet<string> = new Set([
+  "msg_too_long",
+  "no_text",
+  "invalid_blocks",
+  "invalid_blocks_format",
+  "block_mismatch",
+  "invalid_attachments",
+  "too_many_attachments",
+  "update_failed",
 ]);
+
+/** chat.postMessage's errors for a reply whose parent is gone (deleted): there is no thread. */
+export const THREAD_GONE: ReadonlySet<string> = new Set(["thread_not_found", "message_not_found"]);
 
 /** Slack's errors that need the operator, and what the operator does about each. */
 const REFUSALS: Readonly<Record<string, string>> = {

@@ -16,7 +16,11 @@
  * overwrites what a newer one wrote. Each step of a notification (main message, thread
  * reply) is recorded once Slack accepted it, and a retry skips recorded steps; a crash
  * between Slack's accepting a post and that record repeats that one post (Slack has no
- * idempotency key). A message someone deleted is posted anew, once per attempt.
+ * idempotency key). A message that will not take updates any more — deleted, not this
+ * app's to edit, past the workspace's edit window — is replaced by a new one, and so is
+ * one whose thread a reply finds deleted (a reminder's, an older alert's): once per
+ * attempt, its calls paced as any other. An update refused for its content alone
+ * (slack-api-outcome.ts) leaves the message as it was and still posts the reply.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { type Logger, LogLevel, WebClient } from "@slack/web-api";
@@ -32,10 +36,12 @@ import type { HttpPostResult } from "./http-post.js";
 import type { Notification } from "./notification.js";
 import type { SendOutcome } from "./send-outcome.js";
 import {
-  MESSAGE_GONE,
+  EDIT_REFUSED,
+  MESSAGE_REPLACED,
   platformError,
   type SlackApiMethod,
   slackApiOutcome,
+  THREAD_GONE,
 } from "./slack-api-outcome.js";
 import { slackFetch } from "./slack-fetch.js";
 import { slackLivingMessage } from "./slack-living-message.js";
@@ -75,6 +81,13 @@ export interface SlackLivingSenderOptions {
 type CallResult =
   | { ok: true; channel: string | undefined; ts: string | undefined }
   | { ok: false; failure: unknown; answer: HttpPostResult | undefined };
+
+/** One Web API call of an attempt (see `#caller`). */
+type Call = (
+  method: SlackApiMethod,
+  where: { channel: string; ts?: string; thread_ts?: string },
+  message: SlackMessage,
+) => Promise<CallResult>;
 
 /** The step of the main message a notification needs. */
 type MainStep = "post" | "update" | "none";
@@ -156,7 +169,7 @@ export class SlackLivingSender implements ChannelSender<SlackApiChannelSpec> {
 
     const call = this.#caller(channel.token);
     let current = known.thread;
-    let note: string | undefined;
+    const notes: string[] = [];
     let replaces: string | undefined;
     const living = () => slackLivingMessage(alert, context.rule, context.zone);
     if (main === "update" && current !== undefined) {
@@ -167,13 +180,26 @@ export class SlackLivingSender implements ChannelSender<SlackApiChannelSpec> {
       );
       if (!updated.ok) {
         const error = platformError(updated.failure);
-        if (error === undefined || !MESSAGE_GONE.has(error)) {
+        if (error !== undefined && Object.hasOwn(MESSAGE_REPLACED, error)) {
+          // Deleted, or no longer ours to edit: a new one takes its place (once: a post is
+          // no update), in a slot of its own.
+          const more = await this.#paceMore(destination, context, 1);
+          if (more !== undefined) return more;
+          notes.push(
+            `the living message ${current.ts} ${MESSAGE_REPLACED[error]} (${error}); posted a new one in its place`,
+          );
+          replaces = current.ts;
+          main = "post";
+        } else if (error !== undefined && EDIT_REFUSED.has(error)) {
+          // Only this edit was refused: the message keeps what it showed, the change still
+          // goes in its thread. Nothing recorded: a retry tries the update again.
+          notes.push(
+            `the living message ${current.ts} could not be updated (${error}); the change was posted in its thread`,
+          );
+          main = "none";
+        } else {
           return this.#failed("chat.update", channel, destination, updated, context);
         }
-        // Someone deleted the message: a new one takes its place (once: a post is no update).
-        note = `the living message ${current.ts} was gone (${error}); posted a new one in its place`;
-        replaces = current.ts;
-        main = "post";
       } else if (thread !== undefined) {
         try {
           await this.#threads.updated(thread, notification.id, current.ts, seq);
@@ -182,34 +208,45 @@ export class SlackLivingSender implements ChannelSender<SlackApiChannelSpec> {
         }
       }
     }
+    // A message posted in this attempt is never posted anew in it: one repair per attempt.
+    const postedNow = main === "post";
     if (main === "post") {
-      const posted = await call("chat.postMessage", { channel: channel.channelId }, living());
-      if (!posted.ok)
-        return this.#failed("chat.postMessage", channel, destination, posted, context);
-      if (posted.ts === undefined) return unreadable("chat.postMessage");
-      const message: SlackThread = {
-        channel: posted.channel ?? channel.channelId,
-        ts: posted.ts,
+      const posted = await this.#postMain(call, channel, destination, context, living(), {
+        thread,
+        notificationId: notification.id,
         seq,
-      };
-      try {
-        current =
-          thread === undefined
-            ? message
-            : await this.#threads.posted(thread, notification.id, message, replaces);
-      } catch (err) {
-        return stateTrouble(err);
-      }
+        replaces,
+      });
+      if ("status" in posted) return posted;
+      current = posted;
     }
     if (reply) {
       // There is a thread by now: one was known, or was just posted.
-      const where = current as SlackThread;
+      let where = current as SlackThread;
       const text = slackMessage(notification, channel, context.rule, context.zone);
-      const replied = await call(
-        "chat.postMessage",
-        { channel: where.channel, thread_ts: where.ts },
-        text,
-      );
+      const replyIn = (parent: SlackThread) =>
+        call("chat.postMessage", { channel: parent.channel, thread_ts: parent.ts }, text);
+      let replied = await replyIn(where);
+      const gone = replied.ok ? undefined : platformError(replied.failure);
+      if (gone !== undefined && THREAD_GONE.has(gone) && !postedNow) {
+        // Its message was deleted (a reminder's or an older alert's reply finds out, as
+        // they update nothing): a new one takes its place, and the reply goes in its
+        // thread — in slots of their own.
+        const more = await this.#paceMore(destination, context, 2);
+        if (more !== undefined) return more;
+        const posted = await this.#postMain(call, channel, destination, context, living(), {
+          thread,
+          notificationId: notification.id,
+          seq,
+          replaces: where.ts,
+        });
+        if ("status" in posted) return posted;
+        notes.push(
+          `the living message ${where.ts} was gone (${gone}); posted a new one in its place`,
+        );
+        where = posted;
+        replied = await replyIn(where);
+      }
       if (!replied.ok) {
         return this.#failed("chat.postMessage", channel, destination, replied, context);
       }
@@ -221,7 +258,67 @@ export class SlackLivingSender implements ChannelSender<SlackApiChannelSpec> {
         }
       }
     }
-    return { status: "delivered", code: 200, ...(note !== undefined ? { detail: note } : {}) };
+    return {
+      status: "delivered",
+      code: 200,
+      ...(notes.length > 0 ? { detail: notes.join("; ") } : {}),
+    };
+  }
+
+  /**
+   * Posts the flight's main message and records it (unless a test sample's): resolves to
+   * the thread as it is now — the new message, or one a newer alert's attempt wrote
+   * meanwhile — or to the outcome of a failure.
+   */
+  async #postMain(
+    call: Call,
+    channel: SlackApiChannelSpec,
+    destination: string,
+    context: SendContext,
+    message: SlackMessage,
+    record: {
+      thread: string | undefined;
+      notificationId: string;
+      seq: number;
+      replaces: string | undefined;
+    },
+  ): Promise<SlackThread | SendOutcome> {
+    const posted = await call("chat.postMessage", { channel: channel.channelId }, message);
+    if (!posted.ok) return this.#failed("chat.postMessage", channel, destination, posted, context);
+    if (posted.ts === undefined) return unreadable("chat.postMessage");
+    const main: SlackThread = {
+      channel: posted.channel ?? channel.channelId,
+      ts: posted.ts,
+      seq: record.seq,
+    };
+    if (record.thread === undefined) return main;
+    try {
+      return await this.#threads.posted(
+        record.thread,
+        record.notificationId,
+        main,
+        record.replaces,
+      );
+    } catch (err) {
+      return stateTrouble(err);
+    }
+  }
+
+  /**
+   * Slots for calls a repair adds to the attempt (Slack counts them as any other):
+   * undefined when they may go now, else the outcome to return instead.
+   */
+  #paceMore(
+    destination: string,
+    context: SendContext,
+    calls: number,
+  ): Promise<SendOutcome | undefined> {
+    return paceSend(this.#limiter, destination, context, {
+      intervalMs: this.#intervalMs * calls,
+      maxWaitMs: this.#maxWaitMs,
+      sleep: this.#sleep,
+      what: "Slack channel",
+    });
   }
 
   /** Nothing of its own to close: the pool is its owner's. */
@@ -231,7 +328,7 @@ export class SlackLivingSender implements ChannelSender<SlackApiChannelSpec> {
    * Calls of one attempt, with one client of the channel's token: each resolves to
    * Slack's `channel` and `ts`, or to what the client threw and the answer behind it.
    */
-  #caller(token: string) {
+  #caller(token: string): Call {
     let answer: HttpPostResult | undefined;
     const client = new WebClient(token, {
       slackApiUrl: this.#apiUrl,
@@ -251,11 +348,7 @@ export class SlackLivingSender implements ChannelSender<SlackApiChannelSpec> {
       allowAbsoluteUrls: false,
       logger: SILENT,
     });
-    return async (
-      method: SlackApiMethod,
-      where: { channel: string; ts?: string; thread_ts?: string },
-      message: SlackMessage,
-    ): Promise<CallResult> => {
+    return async (method, where, message) => {
       answer = undefined;
       try {
         const args = { ...where, text: message.text, blocks: message.blocks };

@@ -87,22 +87,38 @@ export function admitMatches(
   matches: readonly RuleMatch[],
   now: number,
   catchUp?: CatchUp,
-  observed: Observation | undefined = matches[matches.length - 1]?.event,
+  observed: Observation | null | undefined = observationOf(matches[matches.length - 1]?.event),
 ): Decision {
   // Pruned first too, so memory past its time is never used, however late this call comes.
   const next: AlertState = (state && pruneState(structuredClone(state), rule, now)) ?? {};
-  const alerts = flushAll(next, rule, now, catchUp);
+  const alerts = flushReady(next, rule, now, catchUp);
   for (const match of matches) admitOne(next, rule, match, now);
-  // Reminders follow every observation of the flight, whatever changed.
+  // Reminders follow every observation of the flight, whatever changed; those due go
+  // with the estimate this observation gives.
   if (observed !== undefined) scheduleReminders(next, rule, observed, now);
-  alerts.push(...flushAll(next, rule, now, catchUp));
+  alerts.push(...flushAll(next, rule, now, catchUp, observed ?? undefined));
   return decided(next, rule, alerts, now);
 }
 
+/**
+ * What an event tells reminders: its observation, or `null` for the removal of its
+ * flight (its reminders go with it); undefined without an event.
+ */
+export function observationOf(event: ChangeEvent | undefined): Observation | null | undefined {
+  if (event === undefined) return undefined;
+  return event.kind === "flight" && event.action === "removed" ? null : event;
+}
+
 /** What is due: the group or held changes (one alert), then each reminder due. */
-function flushAll(state: AlertState, rule: Rule, now: number, catchUp?: CatchUp): Alert[] {
+function flushAll(
+  state: AlertState,
+  rule: Rule,
+  now: number,
+  catchUp: CatchUp | undefined,
+  observed: Observation | undefined,
+): Alert[] {
   const alerts = flushReady(state, rule, now, catchUp);
-  alerts.push(...flushReminders(state, rule, now, catchUp));
+  alerts.push(...flushReminders(state, rule, now, catchUp, observed));
   return alerts;
 }
 
@@ -122,19 +138,26 @@ export interface CatchUp {
   seenUntil: number;
 }
 
-/** Called at/after dueAt: flushes a group whose wait is over, releases held changes. Idempotent when nothing is due. */
+/**
+ * Called at/after dueAt: flushes a group whose wait is over, releases held changes,
+ * sends reminders due. Idempotent when nothing is due. `observed`: the flight as it is
+ * now (its snapshot), which reminders are moved to first; `null` when it is gone or the
+ * rule no longer selects it (its reminders are taken off); undefined: not known.
+ */
 export function flushDue(
   state: AlertState | undefined,
   rule: Rule,
   now: number,
   catchUp?: CatchUp,
+  observed?: Observation | null,
 ): Decision {
   const due = nextDue(state);
   if (state === undefined || due === undefined || due > now) {
     return withDue({ state, alerts: [] }, due);
   }
   const next = pruneState(structuredClone(state), rule, now) ?? {};
-  return decided(next, rule, flushAll(next, rule, now, catchUp), now);
+  if (observed !== undefined) scheduleReminders(next, rule, observed, now);
+  return decided(next, rule, flushAll(next, rule, now, catchUp, observed ?? undefined), now);
 }
 
 function decided(state: AlertState, rule: Rule, alerts: Alert[], now: number): Decision {

@@ -106,12 +106,13 @@ export interface AlertState {
 
 /** What the reminders of one rule about one flight are at. */
 export interface ReminderMemory {
-  /** The flight as of the newest observation seen (`version`), for the reminders' texts. */
+  /** The flight as of the newest observation seen (`version`). */
   flight: FlightIdentity;
-  current?: SnapshotFields;
   version: number;
   /** When the reminders began to be kept: one due before it is not sent. */
   since: number;
+  /** The names of the reminders the rule asked for at the last observation (one new since begins later). */
+  known: string[];
   /** By reminder name (`boarding-30m`). */
   items: Record<string, ReminderItem>;
 }

@@ -41,16 +41,24 @@ import {
 import type { PollStatus } from "../store/detection-store.js";
 import type { OutboxConsumer, OutboxEntry } from "../store/outbox-consumer.js";
 import { lookupRule, type SubscriptionRules } from "../subscriptions/subscription-rules.js";
-import { DEFAULT_AIRPORT_TIMEZONE, toLocalDate } from "../time/local-time.js";
+import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
 import type { Alert } from "./alert.js";
-import { type AlertState, admitMatches, type CatchUp, flushDue } from "./alert-decision.js";
+import {
+  type AlertState,
+  admitMatches,
+  type CatchUp,
+  flushDue,
+  observationOf,
+} from "./alert-decision.js";
 import type { Observation } from "./reminder-decision.js";
 
 /** Subscriptions with new reminders scheduled per step at most. */
 const WAKES_PER_STEP = 500;
 /** Flights taken in silently whose reminders are scheduled per step at most. */
 const SILENT_PER_STEP = 1_000;
-const DAY_MS = 86_400_000;
+/** Dates before and after any flight's (the whole snapshot index). */
+const FIRST_DATE = "0000-01-01";
+const LAST_DATE = "9999-12-31";
 
 /**
  * Most (rule, flight)s one transaction decides: a batch of entries that concerns more
@@ -170,12 +178,15 @@ export class Dispatcher {
       const matches = ruleSet.match(entry.value, now);
       if (subscribed !== undefined) matches.push(...subscribed.match(entry.value, now));
       const groups = groupByTarget(matches);
-      // Rules with reminders hear of every observation of their flights.
-      const observed = entry.value[0];
-      if (observed !== undefined) {
-        addReminding(groups, ruleSet.reminding(observed, now), observed);
+      // Rules with reminders hear of every observation of their flights (a removal
+      // takes their reminders off).
+      const first = entry.value[0];
+      if (first !== undefined) {
+        const observed = entry.value.some((e) => observationOf(e) === null) ? null : first;
+        const key = first.flight.key;
+        addReminding(groups, ruleSet.reminding(first, now), key, observed);
         if (subscribed !== undefined) {
-          addReminding(groups, subscribed.reminding(observed, now), observed);
+          addReminding(groups, subscribed.reminding(first, now), key, observed);
         }
       }
       if (chunk.length > 0 && targets + groups.length > (this.#options.maxTargets ?? MAX_TARGETS)) {
@@ -213,7 +224,9 @@ export class Dispatcher {
               g.matches,
               now,
               catchUp,
-              g.observed ?? g.matches[g.matches.length - 1]?.event,
+              g.observed !== undefined
+                ? g.observed
+                : observationOf(g.matches[g.matches.length - 1]?.event),
             );
             update.state = decision.state;
             update.dueAt = decision.dueAt;
@@ -255,11 +268,9 @@ export class Dispatcher {
     const now = this.#options.now();
     const zone = this.#options.zone ?? DEFAULT_AIRPORT_TIMEZONE;
     const keys = new Set<string>();
-    if (sweepRules) {
-      const from = toLocalDate(now - DAY_MS, zone);
-      const to = toLocalDate(now + 2 * DAY_MS, zone);
-      for (const key of await snapshots.indexedKeys(from, to)) keys.add(key);
-    }
+    // The whole horizon: a flight days ahead that does not change has its reminders too.
+    if (sweepRules)
+      for (const key of await snapshots.indexedKeys(FIRST_DATE, LAST_DATE)) keys.add(key);
     for (const date of new Set(wakes.map((w) => w.date))) {
       for (const key of await snapshots.indexedKeys(date, date)) keys.add(key);
     }
@@ -271,18 +282,8 @@ export class Dispatcher {
         : [];
     const wokenSet = woken.length > 0 ? new RuleSet(woken, { zone }) : undefined;
     const found = await snapshots.loadSnapshots([...keys]);
-    const observations = [...found.values()].map((snapshot): ChangeEvent => {
-      const { version, fields, ...flight } = snapshot;
-      return {
-        id: "",
-        kind: "flight",
-        field: "flight",
-        action: "changed",
-        flight,
-        version,
-        current: fields,
-      };
-    });
+    const observations = [...found.values()].map(observationOfSnapshot);
+
     // The subscriptions to the flights taken in silently: one lookup for them all.
     const silentSet =
       silent.length > 0
@@ -293,9 +294,14 @@ export class Dispatcher {
     const groups: MatchGroup[] = [];
     for (const observed of observations) {
       const isSilent = silentKeys.has(observed.flight.key);
-      if (sweepRules || isSilent) addReminding(groups, ruleSet.reminding(observed, now), observed);
-      if (wokenSet) addReminding(groups, wokenSet.reminding(observed, now), observed);
-      if (isSilent && silentSet) addReminding(groups, silentSet.reminding(observed, now), observed);
+      const key = observed.flight.key;
+      if (sweepRules || isSilent) {
+        addReminding(groups, ruleSet.reminding(observed, now), key, observed);
+      }
+      if (wokenSet) addReminding(groups, wokenSet.reminding(observed, now), key, observed);
+      if (isSilent && silentSet) {
+        addReminding(groups, silentSet.reminding(observed, now), key, observed);
+      }
     }
     const alerts: Alert[] = [];
     const catchUp = this.#catchUp;
@@ -346,6 +352,30 @@ export class Dispatcher {
     if (due.length === 0) return [];
     const ruleSet = this.#options.rules();
     const subscribed = await this.#options.subscriptions?.get(due.map((t) => t.ruleId));
+    // Reminders go as the flight is now: its snapshot, which the rule must still select.
+    const reminding = due.filter(
+      (t) => (lookupRule(ruleSet, subscribed, t.ruleId)?.reminders?.length ?? 0) > 0,
+    );
+    const snapshots =
+      reminding.length > 0
+        ? await this.#options.snapshots?.loadSnapshots([
+            ...new Set(reminding.map((t) => t.flightKey)),
+          ])
+        : undefined;
+    const selects = new Map<string, RuleSet>();
+    const observedFor = (rule: Rule, flightKey: string): Observation | null | undefined => {
+      if (snapshots === undefined || !rule.reminders?.length) return undefined;
+      const snapshot = snapshots.get(flightKey);
+      // Removed upstream (or expired): its reminders go with it.
+      if (snapshot === undefined) return null;
+      const observed = observationOfSnapshot(snapshot);
+      let one = selects.get(rule.id);
+      if (one === undefined) {
+        one = new RuleSet([rule], { zone: this.#options.zone ?? DEFAULT_AIRPORT_TIMEZONE });
+        selects.set(rule.id, one);
+      }
+      return one.reminding(observed, now).length > 0 ? observed : null;
+    };
     crashPoint("dispatch.before-flush-commit");
     return store.transact(due, (states) => {
       const alerts: Alert[] = [];
@@ -353,7 +383,13 @@ export class Dispatcher {
         const rule = lookupRule(ruleSet, subscribed, target.ruleId);
         // A rule removed by a reload (a subscription ended) takes its waiting groups with it.
         if (!rule) return { state: undefined };
-        const decision = flushDue(states[i], rule, now, catchUp);
+        const decision = flushDue(
+          states[i],
+          rule,
+          now,
+          catchUp,
+          observedFor(rule, target.flightKey),
+        );
         alerts.push(...decision.alerts);
         return { state: decision.state, dueAt: decision.dueAt };
       });
@@ -393,14 +429,32 @@ export interface MatchGroup {
   target: AlertTarget;
   rule: Rule;
   matches: RuleMatch[];
-  /** The observation its reminders follow (a rule with reminders but no match). */
-  observed?: Observation;
+  /** The observation its reminders follow; `null`: the flight was removed. */
+  observed?: Observation | null;
+}
+
+/** A stored snapshot as an observation with no change (what rules with reminders read). */
+function observationOfSnapshot(snapshot: FlightSnapshot): ChangeEvent {
+  const { version, fields, ...flight } = snapshot;
+  return {
+    id: "",
+    kind: "flight",
+    field: "flight",
+    action: "changed",
+    flight,
+    version,
+    current: fields,
+  };
 }
 
 /** Adds a group for each reminding rule that has none for the flight yet. */
-function addReminding(groups: MatchGroup[], rules: readonly Rule[], observed: ChangeEvent): void {
+function addReminding(
+  groups: MatchGroup[],
+  rules: readonly Rule[],
+  flightKey: string,
+  observed: ChangeEvent | null,
+): void {
   for (const rule of rules) {
-    const flightKey = observed.flight.key;
     if (groups.some((g) => g.target.ruleId === rule.id && g.target.flightKey === flightKey)) {
       continue;
     }

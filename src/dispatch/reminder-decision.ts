@@ -32,36 +32,47 @@ import type { AlertState } from "./alert-state.js";
 /** What an observation of the flight tells reminders: its identity, fields and version. */
 export type Observation = Pick<ChangeEvent, "flight" | "current" | "version">;
 
-/** Moves the rule's reminders about the flight to what `observed` shows. */
+/**
+ * Moves the rule's reminders about the flight to what `observed` shows; `null`: the
+ * flight is gone (removed upstream) or the rule no longer selects it, and every
+ * reminder not yet sent is taken off.
+ */
 export function scheduleReminders(
   state: AlertState,
   rule: Rule,
-  observed: Observation,
+  observed: Observation | null,
   now: number,
 ): void {
   const reminders = rule.reminders;
   // An empty list keeps nothing: the memory is pruned with the rule's other memory.
   if (reminders === undefined) return;
   let memory = state.remind;
+  if (observed === null) {
+    if (memory === undefined) return;
+    for (const [name, item] of Object.entries(memory.items)) {
+      if (item.done === undefined) delete memory.items[name];
+    }
+    return;
+  }
   // Version 0 is unordered (no lastUpdatedAt), taken as newest.
   if (memory !== undefined && observed.version > 0 && observed.version < memory.version) return;
   if (memory === undefined) {
     memory = {
       flight: observed.flight,
       version: observed.version,
-      since: rule.startsAt ?? now,
+      since: now,
+      // Stryker disable next-line ArrayDeclaration: a new memory begins now, known or not
+      known: [],
       items: {},
     };
     state.remind = memory;
   }
   memory.flight = observed.flight;
   memory.version = observed.version;
-  if (observed.current) memory.current = observed.current;
-  else delete memory.current;
-  const names = new Set<string>();
+  const names: string[] = [];
   for (const reminder of reminders) {
     const name = reminderName(reminder);
-    names.add(name);
+    names.push(name);
     const item = memory.items[name];
     if (item?.done !== undefined) continue;
     const at = momentOf(reminder.before, observed.flight, observed.current);
@@ -70,22 +81,32 @@ export function scheduleReminders(
       continue;
     }
     const dueAt = at - reminder.byMs;
-    if (item === undefined && dueAt < memory.since) {
+    // A reminder the rule has just begun to ask for (a reload) begins now.
+    const since = memory.known.includes(name) ? memory.since : now;
+    if (item === undefined && dueAt < since) {
       memory.items[name] = { done: "past" };
       continue;
     }
     memory.items[name] = { dueAt };
   }
   // A reminder the rule no longer asks for is forgotten.
-  for (const name of Object.keys(memory.items)) if (!names.has(name)) delete memory.items[name];
+  for (const name of Object.keys(memory.items))
+    if (!names.includes(name)) delete memory.items[name];
+  memory.known = names;
 }
 
-/** The alerts of the reminders due at `now` (one each), marking them sent or missed. */
+/**
+ * The alerts of the reminders due at `now` (one each), marking them sent or missed; the
+ * flight and its fields as `observed` shows them (the newest observation at hand).
+ * A reminder takes no place in the order of the rule's alerts about the flight, so it
+ * carries no `sequence`.
+ */
 export function flushReminders(
   state: AlertState,
   rule: Rule,
   now: number,
   catchUp?: CatchUp,
+  observed?: Observation,
 ): Alert[] {
   const memory = state.remind;
   if (memory === undefined) return [];
@@ -102,13 +123,12 @@ export function flushReminders(
       memory.items[name] = { done: "missed" };
       continue;
     }
-    const sequence = Math.max(memory.version, (state.sequence ?? 0) + 1);
-    state.sequence = sequence;
+    const flight = observed?.flight ?? memory.flight;
     const alert: Alert = {
-      id: alertId(rule.id, memory.flight.key, [`reminder ${name}`]),
+      id: alertId(rule.id, flight.key, [`reminder ${name}`]),
       ruleId: rule.id,
       labels: { ...rule.labels },
-      flight: memory.flight,
+      flight,
       changes: [],
       reminder: {
         name,
@@ -119,9 +139,8 @@ export function flushReminders(
       },
       openedAt: dueAt,
       decidedAt: now,
-      sequence,
     };
-    if (memory.current) alert.current = memory.current;
+    if (observed?.current) alert.current = observed.current;
     alerts.push(alert);
     memory.items[name] = { done: "sent" };
   }

@@ -247,6 +247,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
         store: new AlertStore(await connect(), keys, {
           stateTtlMs: options.detector.snapshotTtlMs,
           alertRetentionMs: options.detector.outboxRetentionMs,
+          now,
         }),
         rules: options.rules,
         subscriptions,

@@ -47,11 +47,6 @@ export interface Rule {
   quietHours?: QuietHours;
   /** Reminders before the flight's moments (at most MAX_REMINDERS); undefined = none. */
   reminders?: readonly Reminder[];
-  /**
-   * When the rule began, epoch ms, if known (a subscription's creation): a reminder due
-   * before it is not sent. Undefined: when the dispatcher first schedules the reminder.
-   */
-  startsAt?: number;
 }
 
 /** The moments of a flight a reminder can come before. */

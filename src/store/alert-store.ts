@@ -56,6 +56,11 @@ export interface AlertStoreOptions {
   stateTtlMs?: number;
   /** Alerts stream entries older than this are trimmed (default 7 days). */
   alertRetentionMs?: number;
+  /**
+   * The clock of due times (the airport's; default the wall clock): a state waiting for
+   * a time further off than its expiry (a reminder days ahead) is kept until then.
+   */
+  now?: () => number;
 }
 
 /** Transactions retried on conflict before giving up (each conflict means progress elsewhere). */
@@ -79,6 +84,7 @@ export class AlertStore<S> {
   readonly #keys: RedisKeys;
   readonly #stateTtlMs: number;
   readonly #alertRetentionMs: number;
+  readonly #now: () => number;
   /** Transactions on one connection must not interleave (WATCH is per connection). */
   #tail: Promise<unknown> = Promise.resolve();
 
@@ -87,6 +93,7 @@ export class AlertStore<S> {
     this.#keys = keys;
     this.#stateTtlMs = options.stateTtlMs ?? 3 * 86_400_000;
     this.#alertRetentionMs = options.alertRetentionMs ?? 7 * 86_400_000;
+    this.#now = options.now ?? Date.now;
   }
 
   /**
@@ -124,12 +131,17 @@ export class AlertStore<S> {
       }
       const tx = this.#redis.multi();
       const minId = String(Math.max(0, Date.now() - this.#alertRetentionMs));
+      const now = this.#now();
       targets.forEach((target, i) => {
         const update = decided.updates[i];
         if (!update) return;
         const key = keys[i] as string;
         if (update.state === undefined) tx.del(key);
-        else tx.set(key, JSON.stringify(update.state), "PX", this.#stateTtlMs);
+        else {
+          // Kept at least until it is due, and as long after as any state.
+          const wait = update.dueAt === undefined ? 0 : Math.max(0, update.dueAt - now);
+          tx.set(key, JSON.stringify(update.state), "PX", Math.ceil(wait) + this.#stateTtlMs);
+        }
         if (update.dueAt === undefined) tx.zrem(this.#keys.alertsDue, targetKey(target));
         else tx.zadd(this.#keys.alertsDue, update.dueAt, targetKey(target));
       });

@@ -425,14 +425,7 @@ function readAsRule(
   if (load.problems.length > 0 || rule === undefined) {
     return { problems: load.problems.map(problemOf) };
   }
-  // Its reminders begin with it: one due before it was made is not sent.
-  return {
-    rule: {
-      ...rule,
-      id: subscriptionRuleId(s.id),
-      ...(rule.reminders !== undefined ? { startsAt: s.createdAt } : {}),
-    },
-  };
+  return { rule: { ...rule, id: subscriptionRuleId(s.id) } };
 }
 
 /** `23:00-07:00 Europe/London` as a rule file writes it. */

@@ -21,7 +21,12 @@ const board: SlackApiChannelSpec = {
 describe("the console standing in for living messages", () => {
   it("shows the message posted, then updated in place, and a reminder as a reply only", async () => {
     let out = "";
-    const sender = new ConsoleSender({ write: (t) => void (out += t), json: false });
+    const sender = new ConsoleSender({
+      write: (t) => {
+        out += t;
+      },
+      json: false,
+    });
     const rule = { ...ruleWith(emailChannel()), channels: [board] };
     const context = { rule, zone: ZONE, now: () => 0, attempt: 1 };
     await sender.send(notificationOf(alert("a1"), board), board, context);
@@ -42,9 +47,19 @@ describe("the console standing in for living messages", () => {
     expect(out).toMatch(
       / {5}✎ living message left as it is:\n {5}↳ ⏰ Boarding for KL1001 starts in 30 min/,
     );
+    // A reminder as the first word about a flight posts its message, as the sender does.
+    out = "";
+    const other = { ...reminder, flight: { ...reminder.flight, key: "D:2026-11-21:KL1002" } };
+    await sender.send(notificationOf(other, board), board, context);
+    expect(out).toContain("     ✎ living message posted:\n");
     // Piped: the same as JSON.
     let json = "";
-    const piped = new ConsoleSender({ write: (t) => void (json += t), json: true });
+    const piped = new ConsoleSender({
+      write: (t) => {
+        json += t;
+      },
+      json: true,
+    });
     await piped.send(notificationOf(alert("a1"), board), board, context);
     expect(JSON.parse(json).living).toEqual({
       step: "posted",

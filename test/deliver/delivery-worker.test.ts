@@ -97,6 +97,7 @@ describe("delivery workers", () => {
     sender: ScriptedSender,
     ruleList: Rule[],
     subscriptions?: SubscriptionRules,
+    now?: () => number,
   ): Promise<void> {
     rules = new RuleSet(ruleList, { zone: ZONE });
     const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
@@ -110,6 +111,7 @@ describe("delivery workers", () => {
       log,
       onRecord: (r) => records.push(r),
       ...(subscriptions ? { subscriptions } : {}),
+      ...(now ? { now } : {}),
     });
     await workers.ready();
   }
@@ -285,6 +287,38 @@ describe("delivery workers", () => {
     await waitFor(async () => records.length >= 1, 5_000);
     expect(sender.calls).toHaveLength(0);
     expect(records[0]).toMatchObject({ result: "dead", reason: "channel_removed" });
+  });
+
+  it("cancels a reminder that waited as long as it was early, and never replays one", async () => {
+    const r1 = ruleWith("r1", [hook()]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+    // The workers' clock is 30 minutes ahead of the jobs' creation: a 30-minute reminder is late.
+    await start(sender, [r1], undefined, () => Date.now() + 30 * 60_000);
+    const since = Date.now();
+    // Two flights: one order each (the workers' clock would delay a turn 30 minutes).
+    const reminder = (id: string, inMinutes: number): Alert => ({
+      ...alert(id, [], flight({ key: `D:2026-11-21:${id}`, mainFlight: id }), "r1"),
+      reminder: {
+        name: `boarding-${inMinutes}m`,
+        before: "boarding",
+        byMinutes: inMinutes,
+        at: 0,
+        inMinutes,
+      },
+    });
+    await queues.enqueue([
+      ...jobsOf(reminder("late", 30), r1),
+      ...jobsOf(reminder("early", 45), r1),
+    ]);
+    await waitFor(async () => records.length >= 2, 5_000);
+    const byAlert = new Map(records.map((x) => [x.flight.split(":").at(-1), x]));
+    expect(byAlert.get("late")).toMatchObject({
+      result: "cancelled",
+      detail: "a reminder 30 min before boarding not sent by then: its moment has come",
+    });
+    expect(byAlert.get("early")).toMatchObject({ result: "delivered" });
+    expect(sender.calls).toHaveLength(1);
+    expect(await queues.replayable({ since, until: Date.now() })).toEqual([]);
   });
 
   it("replays what was delivered or dead-lettered in a window, under new ids marked as replays", async () => {

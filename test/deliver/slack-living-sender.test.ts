@@ -2,7 +2,9 @@
  * Living messages through the Web API, against a loopback look-alike of Slack's
  * `chat.postMessage` and `chat.update` and a real Redis: one message per flight,
  * updated in place, its changes in the thread; kept across restarts, retries that skip
- * what Slack has, a deleted message posted anew, Slack's refusals and rate limits.
+ * what Slack has, a deleted (or no longer editable) message posted anew — found by an
+ * update or by a reply — an update refused for its content alone, Slack's refusals and
+ * rate limits.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SendContext } from "../../src/deliver/channel-sender.js";
@@ -25,6 +27,13 @@ const ZONE = "Europe/Amsterdam";
 const T0 = KL1001_SCHEDULED - 3_600_000;
 const TOKEN = "xoxb-1111-2222-livingsecrettoken";
 const CHANNEL_ID = "C0123ABCDEF";
+const BOARDING_REMINDER = {
+  name: "boarding-30m",
+  before: "boarding" as const,
+  byMinutes: 30,
+  at: KL1001_SCHEDULED - 40 * 60_000,
+  inMinutes: 25,
+};
 
 /** Alert `a<n>` of sequence n: the gate moves to D<n>, boarding from 10:00. */
 function alertOf(n: number, parts: Partial<Alert> = {}): Alert {
@@ -251,6 +260,208 @@ describe("living Slack messages through the Web API", () => {
     const outcome = await slack.send(notification(alertOf(2)), channel, context());
     expect(outcome).toMatchObject({ status: "delivered" });
     expect(api.topLevel(CHANNEL_ID)).toHaveLength(2);
+  });
+
+  it("starts a new living message when the old one's edit window closed", async () => {
+    const slack = sender();
+    await slack.send(notification(alertOf(1)), channel, context());
+    const old = api.topLevel(CHANNEL_ID)[0]?.ts as string;
+    api.closeEditWindow(old);
+
+    const outcome = await slack.send(notification(alertOf(2)), channel, context());
+    expect(outcome).toEqual({
+      status: "delivered",
+      code: 200,
+      detail: `the living message ${old} can no longer be edited (edit_window_closed); posted a new one in its place`,
+    });
+    const [kept, fresh, ...others] = api.topLevel(CHANNEL_ID);
+    expect(others).toEqual([]);
+    // The old one keeps its thread as it was; the new one shows the flight as it is now.
+    expect(kept).toMatchObject({ ts: old, edits: 0 });
+    expect(kept?.text).toContain("Gate D1");
+    expect(api.replies(old)).toHaveLength(1);
+    expect(fresh?.text).toContain("Gate D2");
+    expect(api.replies(fresh?.ts ?? "").map((m) => m.text)).toEqual([
+      expect.stringContaining("gate D1 → D2"),
+    ]);
+    expect(await stored(notification(alertOf(2)))).toMatchObject({ ts: fresh?.ts, seq: "2" });
+    // The next alert updates the new message in place.
+    expect(await slack.send(notification(alertOf(3)), channel, context())).toEqual({
+      status: "delivered",
+      code: 200,
+    });
+    expect(api.topLevel(CHANNEL_ID).map((m) => [m.ts, m.edits])).toEqual([
+      [old, 0],
+      [fresh?.ts, 1],
+    ]);
+    expect(api.replies(fresh?.ts ?? "")).toHaveLength(2);
+  });
+
+  it.each(["msg_too_long", "invalid_blocks", "update_failed"])(
+    "still posts the reply when chat.update answers %s, saying the message was not updated",
+    async (error) => {
+      const slack = sender();
+      await slack.send(notification(alertOf(1)), channel, context());
+      const main = api.topLevel(CHANNEL_ID)[0]?.ts as string;
+      api.script("chat.update", { error });
+
+      const second = notification(alertOf(2));
+      expect(await slack.send(second, channel, context())).toEqual({
+        status: "delivered",
+        code: 200,
+        detail: `the living message ${main} could not be updated (${error}); the change was posted in its thread`,
+      });
+      expect(api.topLevel(CHANNEL_ID).map((m) => [m.ts, m.edits])).toEqual([[main, 0]]);
+      expect(api.replies(main).map((m) => m.text)).toEqual([
+        expect.stringContaining("gate D0 → D1"),
+        expect.stringContaining("gate D1 → D2"),
+      ]);
+      // The message still shows alert 1: the next alert updates it.
+      expect(await stored(second)).toMatchObject({ ts: main, seq: "1" });
+      expect(await slack.send(notification(alertOf(3)), channel, context())).toEqual({
+        status: "delivered",
+        code: 200,
+      });
+      expect(api.topLevel(CHANNEL_ID).map((m) => [m.ts, m.edits])).toEqual([[main, 1]]);
+    },
+  );
+
+  it("fails for good when chat.update is refused for the channel, before any reply", async () => {
+    const slack = sender();
+    await slack.send(notification(alertOf(1)), channel, context());
+    api.script("chat.update", { error: "not_in_channel" });
+    expect(await slack.send(notification(alertOf(2)), channel, context())).toMatchObject({
+      status: "failed",
+      reason: "slack_refused",
+    });
+    expect(api.calls().map((c) => c.method)).toEqual([
+      "chat.postMessage",
+      "chat.postMessage",
+      "chat.update",
+    ]);
+  });
+
+  it("posts a new message when a reminder's thread was deleted, and replies in its thread", async () => {
+    const slack = sender();
+    await slack.send(notification(alertOf(1)), channel, context());
+    const gone = api.topLevel(CHANNEL_ID)[0]?.ts as string;
+    api.deleteMessage(gone);
+
+    const reminder = notification(alertOf(2, { changes: [], reminder: BOARDING_REMINDER }));
+    const outcome = await slack.send(reminder, channel, context());
+    expect(outcome).toEqual({
+      status: "delivered",
+      code: 200,
+      detail: `the living message ${gone} was gone (thread_not_found); posted a new one in its place`,
+    });
+    const [fresh, ...others] = api.topLevel(CHANNEL_ID);
+    expect(others).toEqual([]);
+    expect(fresh?.ts).not.toBe(gone);
+    expect(fresh).toMatchObject(slackLivingMessage(reminder.alert, rule, ZONE));
+    expect(api.replies(fresh?.ts ?? "")).toEqual([
+      expect.objectContaining(slackMessage(reminder, channel, rule, ZONE)),
+    ]);
+    expect(
+      api
+        .calls()
+        .slice(2)
+        .map((c) => [c.method, c.args.thread_ts, c.answer.error]),
+    ).toEqual([
+      ["chat.postMessage", gone, "thread_not_found"],
+      ["chat.postMessage", undefined, undefined],
+      ["chat.postMessage", fresh?.ts, undefined],
+    ]);
+    expect(await stored(reminder)).toEqual({ channel: CHANNEL_ID, ts: fresh?.ts, seq: "2" });
+    // The next alert updates the new message: the thread is repaired for good.
+    expect(await slack.send(notification(alertOf(3)), channel, context())).toEqual({
+      status: "delivered",
+      code: 200,
+    });
+    expect(api.topLevel(CHANNEL_ID).map((m) => [m.ts, m.edits])).toEqual([[fresh?.ts, 1]]);
+    expect(api.replies(fresh?.ts ?? "")).toHaveLength(2);
+  });
+
+  it("posts a new message when an older alert's reply finds the thread deleted", async () => {
+    const slack = sender();
+    await slack.send(notification(alertOf(1)), channel, context());
+    await slack.send(notification(alertOf(3)), channel, context());
+    const gone = api.topLevel(CHANNEL_ID)[0]?.ts as string;
+    api.deleteMessage(gone);
+
+    // Alert 2 after 3 (a replay): no update, only its reply — whose thread is gone.
+    const older = notification(alertOf(2));
+    expect(await slack.send(older, channel, context())).toMatchObject({
+      status: "delivered",
+      detail: expect.stringContaining(`${gone} was gone (thread_not_found)`),
+    });
+    const [fresh, ...others] = api.topLevel(CHANNEL_ID);
+    expect(others).toEqual([]);
+    expect(api.replies(fresh?.ts ?? "")).toHaveLength(1);
+    // It shows alert 2 (all this attempt knows) until a newer alert updates it.
+    expect(await stored(older)).toMatchObject({ ts: fresh?.ts, seq: "2" });
+    await slack.send(notification(alertOf(4)), channel, context());
+    expect(api.topLevel(CHANNEL_ID).map((m) => [m.ts, m.edits])).toEqual([[fresh?.ts, 1]]);
+  });
+
+  it("repairs a deleted thread once per attempt, never in a loop", async () => {
+    const slack = sender();
+    await slack.send(notification(alertOf(1)), channel, context());
+    const main = api.topLevel(CHANNEL_ID)[0]?.ts as string;
+    const reminder = notification(alertOf(2, { changes: [], reminder: BOARDING_REMINDER }));
+    // The reply, the new message, and the reply in its thread all answered as if gone.
+    api.script(
+      "chat.postMessage",
+      { error: "message_not_found" },
+      { pass: true },
+      { error: "thread_not_found" },
+    );
+    expect(await slack.send(reminder, channel, context())).toMatchObject({
+      status: "failed",
+      reason: "slack_refused",
+      detail: expect.stringMatching(/^thread_not_found: /),
+    });
+    const calls = api.calls().slice(2);
+    expect(calls.map((c) => [c.method, c.args.thread_ts])).toEqual([
+      ["chat.postMessage", main],
+      ["chat.postMessage", undefined],
+      ["chat.postMessage", calls[1]?.answer.ts],
+    ]);
+    // The new message was recorded: a later attempt replies in its thread, posting nothing else.
+    const fresh = calls[1]?.answer.ts;
+    expect(await slack.send(reminder, channel, { ...context(), attempt: 2 })).toEqual({
+      status: "delivered",
+      code: 200,
+    });
+    expect(
+      api
+        .calls()
+        .slice(5)
+        .map((c) => [c.method, c.args.thread_ts]),
+    ).toEqual([["chat.postMessage", fresh]]);
+    expect(api.replies(String(fresh))).toHaveLength(1);
+  });
+
+  it("does not repair the thread of a message it has just posted", async () => {
+    api.script("chat.postMessage", { pass: true }, { error: "thread_not_found" });
+    expect(await sender().send(notification(alertOf(1)), channel, context())).toMatchObject({
+      status: "failed",
+      detail: expect.stringMatching(/^thread_not_found: /),
+    });
+    expect(api.calls()).toHaveLength(2);
+  });
+
+  it("takes pace slots for the calls a repair adds", async () => {
+    const slack = sender();
+    await slack.send(notification(alertOf(1)), channel, context());
+    api.deleteMessage(api.topLevel(CHANNEL_ID)[0]?.ts as string);
+    await slack.send(
+      notification(alertOf(2, { changes: [], reminder: BOARDING_REMINDER })),
+      channel,
+      context(),
+    );
+    // The reminder's one slot waits for alert 1's two; its repair (a post and the
+    // reply again) waits for the reminder's slot.
+    expect(sleeps).toEqual([2000, 1000]);
   });
 
   it("fails for good on a revoked token, saying what to do, never naming the token", async () => {

@@ -158,13 +158,14 @@ describe("schemas/webhook.schema.json", () => {
         at,
         inMinutes: 30,
       },
-      sequence: 3,
     };
     for (const channel of [CE, JSON_HOOK]) {
       const n = notificationOf(alert, { ...rule, channels: [channel] });
       const body = JSON.parse(webhookMessage(n, channel, { rule, zone: ZONE }).body);
       expect(webhookSchemaErrors(body)).toEqual([]);
       expect(body.type).toBe("flight.reminder");
+      // About a moment, not a state of the flight: no sequence (and none required).
+      expect(body.sequence).toBeUndefined();
       const data = body.data ?? body;
       expect(data.changes).toEqual([]);
       expect(data.reminder).toEqual({

@@ -30,7 +30,8 @@ describe("reminders", () => {
     expect(d.see(start, boardingAt(BOARDING, 1))).toEqual([]);
     expect(d.dueAt).toBe(BOARDING - 30 * MINUTE);
     expect(d.flush(BOARDING - 30 * MINUTE - 1)).toEqual([]);
-    const [alert, ...more] = d.flush(BOARDING - 30 * MINUTE);
+    // As the dispatcher flushes: with the flight as it is now (its snapshot).
+    const [alert, ...more] = d.flush(BOARDING - 30 * MINUTE, undefined, boardingAt(BOARDING, 1));
     expect(more).toEqual([]);
     expect(alert).toMatchObject({
       ruleId: "r1",
@@ -46,6 +47,8 @@ describe("reminders", () => {
       decidedAt: BOARDING - 30 * MINUTE,
       current: { gate: "D7" },
     });
+    // A reminder takes no place in the order of the rule's alerts: no sequence.
+    expect(alert && "sequence" in alert).toBe(false);
     expect(describeAlert(alert as NonNullable<typeof alert>, ZONE)).toBe(
       "Boarding for KL1234 starts in 30 min at gate D7 (10:20)",
     );
@@ -109,13 +112,13 @@ describe("reminders", () => {
     expect(alert?.reminder).toMatchObject({ at: BOARDING, inMinutes: 20 });
   });
 
-  it("begin with a subscription: one due after it was made goes, even if first seen later", () => {
-    const made = BOARDING - 45 * MINUTE;
-    const d = new Driver(rule({ reminders: [BOARDING_30], startsAt: made }));
-    const [alert] = d.see(BOARDING - 25 * MINUTE, boardingAt(BOARDING, 1));
-    expect(alert?.reminder).toMatchObject({ inMinutes: 25 });
-    const late = new Driver(rule({ reminders: [BOARDING_30], startsAt: BOARDING - 29 * MINUTE }));
-    expect(late.see(BOARDING - 25 * MINUTE, boardingAt(BOARDING, 1))).toEqual([]);
+  it("begin when first scheduled: one due then already goes at once", () => {
+    const due = BOARDING - 30 * MINUTE;
+    const d = new Driver(rule({ reminders: [BOARDING_30] }));
+    const [alert] = d.see(due, boardingAt(BOARDING, 1));
+    expect(alert?.reminder).toMatchObject({ inMinutes: 30 });
+    const late = new Driver(rule({ reminders: [BOARDING_30] }));
+    expect(late.see(due + 1, boardingAt(BOARDING, 1))).toEqual([]);
   });
 
   it("are missed, not sent, when the moment itself has come (after downtime)", () => {
@@ -141,12 +144,12 @@ describe("reminders", () => {
     expect(third?.id).not.toBe(first?.id);
   });
 
-  it("each go on their own, and come above the rule's last alert in sequence", () => {
+  it("each go on their own, beside the rule's change alerts and their sequence", () => {
     const d = new Driver(rule({ reminders: [BOARDING_30, DEPARTURE_3H] }));
     const start = SCHEDULED - 6 * 60 * MINUTE;
     d.see(start, boardingAt(BOARDING, 1));
     expect(d.dueAt).toBe(SCHEDULED - 180 * MINUTE);
-    const [departure] = d.flush(SCHEDULED - 180 * MINUTE);
+    const [departure] = d.flush(SCHEDULED - 180 * MINUTE, undefined, boardingAt(BOARDING, 1));
     expect(departure?.reminder).toMatchObject({ before: "departure", at: SCHEDULED });
     expect(describeAlert(departure as NonNullable<typeof departure>, ZONE)).toBe(
       "KL1234 departs in 3 h from gate D7 (11:00)",
@@ -155,18 +158,21 @@ describe("reminders", () => {
       { kind: "gate", field: "gate", action: "changed", old: "D7", new: "D9" },
       2,
       flight(),
-      {
-        gate: "D9",
-        states: ["SCH"],
-        times: { expectedTimeBoarding: BOARDING },
-      },
+      { gate: "D9", states: ["SCH"], times: { expectedTimeBoarding: BOARDING } },
     );
     const [changed] = d.admit(SCHEDULED - 100 * MINUTE, [moved]);
     expect(changed?.changes).toHaveLength(1);
+    expect(changed?.sequence).toBe(2);
     const [boarding] = d.flush(BOARDING - 30 * MINUTE);
     expect(boarding?.reminder?.before).toBe("boarding");
-    expect(boarding?.sequence).toBeGreaterThan(changed?.sequence as number);
-    expect(boarding?.sequence).toBeGreaterThan(departure?.sequence as number);
+    // Without the flight at hand: its identity, no fields.
+    expect(boarding && "current" in boarding).toBe(false);
+    const [later] = d.admit(BOARDING - 20 * MINUTE, [
+      event({ kind: "gate", field: "gate", action: "changed", old: "D9", new: "D3" }, 3, flight(), {
+        gate: "D3",
+      }),
+    ]);
+    expect(later?.sequence).toBe(3);
   });
 
   it("wait while catching up when due after detection's last look", () => {
@@ -258,11 +264,11 @@ describe("reminders, at their edges", () => {
 
   it("go for a moment due exactly when they began, and are done: sent, past or missed", () => {
     const due = BOARDING - 30 * MINUTE;
-    const d = new Driver(rule({ reminders: [BOARDING_30], startsAt: due }));
-    expect(d.see(due + MINUTE, boardingAt(BOARDING, 1))).toHaveLength(1);
+    const d = new Driver(rule({ reminders: [BOARDING_30] }));
+    expect(d.see(due, boardingAt(BOARDING, 1))).toHaveLength(1);
     expect(d.state?.remind?.items["boarding-30m"]).toEqual({ done: "sent" });
-    const past = new Driver(rule({ reminders: [BOARDING_30], startsAt: due + 1 }));
-    expect(past.see(due + MINUTE, boardingAt(BOARDING, 1))).toEqual([]);
+    const past = new Driver(rule({ reminders: [BOARDING_30] }));
+    expect(past.see(due + 1, boardingAt(BOARDING, 1))).toEqual([]);
     expect(past.state?.remind?.items["boarding-30m"]).toEqual({ done: "past" });
     // At the moment itself: missed, not sent.
     const late = new Driver(rule({ reminders: [BOARDING_30] }));
@@ -280,6 +286,53 @@ describe("reminders, at their edges", () => {
     // Boarding brought 4 h 50 min forward: due before the reminders began, yet scheduled.
     const [alert] = d.see(start + MINUTE, boardingAt(start + 20 * MINUTE, 2));
     expect(alert?.reminder).toMatchObject({ at: start + 20 * MINUTE, inMinutes: 19 });
+  });
+
+  it("go with the estimate at hand when due: an observation or the flight's snapshot", () => {
+    const d = new Driver(rule({ reminders: [BOARDING_30] }));
+    d.see(start, boardingAt(BOARDING, 1));
+    const due = BOARDING - 30 * MINUTE;
+    // Due a moment ago, but the observation in hand moves boarding 40 minutes later.
+    expect(d.see(due + 3_000, boardingAt(BOARDING + 40 * MINUTE, 2))).toEqual([]);
+    expect(d.dueAt).toBe(due + 40 * MINUTE);
+    // The snapshot at flush time moves it again.
+    expect(d.flush(due + 40 * MINUTE, undefined, boardingAt(BOARDING + 60 * MINUTE, 3))).toEqual(
+      [],
+    );
+    expect(d.dueAt).toBe(due + 60 * MINUTE);
+  });
+
+  it("are taken off when the flight is removed, or the rule no longer selects it", () => {
+    const removed = new Driver(rule({ reminders: [BOARDING_30] }));
+    removed.see(start, boardingAt(BOARDING, 1));
+    const removal = event({ kind: "flight", field: "flight", action: "removed" }, 2, flight(), {
+      gate: "D7",
+      times: { expectedTimeBoarding: BOARDING },
+    });
+    // The rule takes every change: the removal is its alert; the reminder goes with it.
+    expect(removed.admit(start + MINUTE, [removal]).map((a) => a.changes[0]?.action)).toEqual([
+      "removed",
+    ]);
+    expect(removed.dueAt).toBeUndefined();
+    const moved = new Driver(rule({ reminders: [BOARDING_30] }));
+    moved.see(start, boardingAt(BOARDING, 1));
+    // At the flush, its snapshot is gone or no longer selected (`null`): nothing goes.
+    expect(moved.flush(BOARDING - 30 * MINUTE, undefined, null)).toEqual([]);
+    expect(moved.dueAt).toBeUndefined();
+    // Selected again later: scheduled again from what it shows.
+    moved.see(BOARDING - 60 * MINUTE, boardingAt(BOARDING, 2));
+    expect(moved.dueAt).toBe(BOARDING - 30 * MINUTE);
+  });
+
+  it("begin when the rule begins to ask for them, not with the rule's older memory", () => {
+    const d = new Driver(rule({ reminders: [BOARDING_30] }));
+    d.see(start, boardingAt(BOARDING, 1));
+    // A reload adds "3h before departure" 30 minutes before the departure: past already.
+    const more = new Driver(rule({ reminders: [BOARDING_30, DEPARTURE_3H] }));
+    more.state = d.state;
+    expect(more.see(SCHEDULED - 30 * MINUTE, boardingAt(BOARDING, 2))).toEqual([]);
+    expect(more.state?.remind?.items["departure-3h"]).toEqual({ done: "past" });
+    expect(more.state?.remind?.known).toEqual(["boarding-30m", "departure-3h"]);
   });
 
   it("forget a reminder the rule dropped, and keep the others", () => {
@@ -341,5 +394,36 @@ describe("momentOf, state by state", () => {
     expect(momentOf("gate_closing", arrival, { times })).toBeUndefined();
     expect(momentOf("gate_closing", departure, {})).toBeUndefined();
     expect(momentOf("gate_closing", departure, { states: ["SCH"] })).toBeUndefined();
+  });
+});
+
+describe("reminders with no memory yet, or done", () => {
+  const start = BOARDING - 5 * 60 * MINUTE;
+
+  it("keep nothing for a flight first seen removed, and flush a group of a rule that gained them", () => {
+    const d = new Driver(rule({ reminders: [BOARDING_30] }));
+    // As the dispatcher hands a removal to a rule with reminders that no change selected.
+    expect(d.see(start, null)).toEqual([]);
+    expect(d.state).toBeUndefined();
+    // A group waiting from before the rule asked for reminders goes as ever.
+    const grouped = new Driver(rule({ groupWaitMs: MINUTE }));
+    grouped.admit(start, [
+      event({ kind: "gate", field: "gate", action: "changed", old: "D1", new: "D2" }, 1, flight()),
+    ]);
+    const now = new Driver(rule({ groupWaitMs: MINUTE, reminders: [BOARDING_30] }));
+    now.state = grouped.state;
+    expect(now.flush(start + MINUTE)).toHaveLength(1);
+  });
+
+  it("stay done when the flight goes away and comes back", () => {
+    const d = new Driver(rule({ reminders: [BOARDING_30] }));
+    d.see(start, boardingAt(BOARDING, 1));
+    expect(d.flush(BOARDING - 30 * MINUTE, undefined, boardingAt(BOARDING, 1))).toHaveLength(1);
+    d.see(BOARDING - 29 * MINUTE, boardingAt(BOARDING, 2, { states: ["CNX"] }));
+    expect(d.flush(BOARDING - 28 * MINUTE, undefined, null)).toEqual([]);
+    expect(d.state?.remind?.items["boarding-30m"]).toEqual({ done: "sent" });
+    // Boarding delayed an hour: the same reminder is not sent again.
+    expect(d.see(BOARDING - 27 * MINUTE, boardingAt(BOARDING + 60 * MINUTE, 3))).toEqual([]);
+    expect(d.dueAt).toBeUndefined();
   });
 });

@@ -139,13 +139,13 @@ export class Driver {
   }
 
   /** An observation of the flight with no change the rule matched (reminders follow it). */
-  see(now: number, observed: Observation, catchUp?: CatchUp): Alert[] {
+  see(now: number, observed: Observation | null, catchUp?: CatchUp): Alert[] {
     return this.keep(admitMatches(this.state, this.rule, [], now, catchUp, observed));
   }
 
   /** Calls flushDue at `now`. */
-  flush(now: number, catchUp?: CatchUp): Alert[] {
-    return this.keep(flushDue(this.state, this.rule, now, catchUp));
+  flush(now: number, catchUp?: CatchUp, observed?: Observation | null): Alert[] {
+    return this.keep(flushDue(this.state, this.rule, now, catchUp, observed));
   }
 
   private keep(decision: Decision): Alert[] {

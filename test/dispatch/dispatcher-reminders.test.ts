@@ -124,6 +124,8 @@ describe("reminders through the Dispatcher", () => {
     expect(await dispatcher.step()).toEqual([]);
     now = BOARDING - 30 * MINUTE;
     expect(await dispatcher.step()).toEqual([]);
+    // The flight as detection stored it (an older version than the last observation).
+    await storeSnapshot(BOARDING);
     now = BOARDING + 10 * MINUTE;
     const [sent, ...more] = await dispatcher.step();
     expect(more).toEqual([]);
@@ -133,6 +135,31 @@ describe("reminders through the Dispatcher", () => {
       inMinutes: 30,
     });
     now += 5 * MINUTE;
+    expect(await dispatcher.step()).toEqual([]);
+    expect(await reminders()).toHaveLength(1);
+  });
+
+  it("sends nothing for a flight removed meanwhile, or one a reloaded rule no longer selects", async () => {
+    await storeSnapshot(BOARDING);
+    rules = new RuleSet([remindKL601(), remindKL601("second")], { zone: ZONE });
+    expect(await dispatcher.step()).toEqual([]);
+    expect(await t.redis.zcard(keys.alertsDue)).toBe(2);
+    // "second" now follows another flight; "trip" keeps KL601, which is then removed.
+    rules = new RuleSet(
+      [remindKL601(), { ...remindKL601("second"), flights: { flights: ["KL999"] } }],
+      { zone: ZONE },
+    );
+    now = BOARDING - 30 * MINUTE;
+    const [sent] = await dispatcher.step();
+    expect(sent?.ruleId).toBe("trip");
+    expect(await t.redis.zcard(keys.alertsDue)).toBe(0);
+    const other = remindKL601("third");
+    rules = new RuleSet([other], { zone: ZONE });
+    now = BOARDING - 60 * MINUTE;
+    expect(await dispatcher.step()).toEqual([]);
+    expect(await t.redis.zscore(keys.alertsDue, `third ${KEY}`)).not.toBeNull();
+    await t.redis.del(keys.snapshot(KEY));
+    now = BOARDING - 30 * MINUTE;
     expect(await dispatcher.step()).toEqual([]);
     expect(await reminders()).toHaveLength(1);
   });

@@ -4,10 +4,12 @@
  * `chat.update`. It reads requests as `@slack/web-api` sends them — form-encoded, with
  * `blocks` as a JSON string and the token as `Authorization: Bearer` — and JSON bodies
  * too, as Slack accepts; it keeps the channel's messages (so an update of a deleted or
- * unknown message is `message_not_found`), checks blocks against Slack's limits
- * (`invalid_blocks`), and answers as Slack does: HTTP 200 with `{ ok: true, channel,
- * ts }` or `{ ok: false, error }`, and 429 with `Retry-After` when scripted. Every call
- * is recorded; answers can be scripted per method.
+ * unknown message is `message_not_found`, a reply in the thread of one
+ * `thread_not_found`, and an update of a message whose edit window was closed
+ * `edit_window_closed`), checks blocks against Slack's limits (`invalid_blocks`), and
+ * answers as Slack does: HTTP 200 with `{ ok: true, channel, ts }` or `{ ok: false,
+ * error }`, and 429 with `Retry-After` when scripted. Every call is recorded; answers
+ * can be scripted per method.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -65,6 +67,11 @@ export interface SlackApi {
   replies(ts: string): SlackApiMessage[];
   /** Deletes a message, as a person in the channel could. */
   deleteMessage(ts: string): void;
+  /**
+   * Closes a message's edit window (the workspace limits edits, and the time is up):
+   * from now on `chat.update` of it answers `edit_window_closed`.
+   */
+  closeEditWindow(ts: string): void;
   /** Queues answers to a method's next calls, one per call. */
   script(method: string, ...replies: SlackApiReply[]): void;
   close(): Promise<void>;
@@ -75,12 +82,21 @@ export async function startSlackApi(): Promise<SlackApi> {
   const calls: SlackApiCall[] = [];
   const messages: SlackApiMessage[] = [];
   const scripts = new Map<string, SlackApiReply[]>();
+  const editsClosed = new Set<string>();
   let next = 1;
 
   const post = (args: Record<string, unknown>): Record<string, unknown> => {
     const channel = args.channel;
     if (typeof channel !== "string" || channel === "") {
       return { ok: false, error: "channel_not_found" };
+    }
+    const threadTs = args.thread_ts;
+    if (
+      typeof threadTs === "string" &&
+      !messages.some((m) => m.channel === channel && m.ts === threadTs)
+    ) {
+      // A reply to a message that is not there (deleted): Slack has no thread for it.
+      return { ok: false, error: "thread_not_found" };
     }
     const refused = checkPayload({ text: args.text, blocks: args.blocks });
     if (refused.status !== 200) return { ok: false, error: refused.body };
@@ -92,7 +108,7 @@ export async function startSlackApi(): Promise<SlackApi> {
       blocks: args.blocks,
       edits: 0,
     };
-    if (typeof args.thread_ts === "string") message.threadTs = args.thread_ts;
+    if (typeof threadTs === "string") message.threadTs = threadTs;
     messages.push(message);
     return { ok: true, channel, ts, message: { text: message.text, ts } };
   };
@@ -100,6 +116,7 @@ export async function startSlackApi(): Promise<SlackApi> {
   const update = (args: Record<string, unknown>): Record<string, unknown> => {
     const found = messages.find((m) => m.channel === args.channel && m.ts === args.ts);
     if (found === undefined) return { ok: false, error: "message_not_found" };
+    if (editsClosed.has(found.ts)) return { ok: false, error: "edit_window_closed" };
     const refused = checkPayload({ text: args.text, blocks: args.blocks });
     if (refused.status !== 200) return { ok: false, error: refused.body };
     found.text = String(args.text ?? "");
@@ -169,6 +186,9 @@ export async function startSlackApi(): Promise<SlackApi> {
     deleteMessage(ts) {
       const at = messages.findIndex((m) => m.ts === ts);
       if (at >= 0) messages.splice(at, 1);
+    },
+    closeEditWindow(ts) {
+      editsClosed.add(ts);
     },
     script(method, ...replies) {
       scripts.set(method, [...(scripts.get(method) ?? []), ...replies]);

@@ -322,7 +322,6 @@ function readRule(
     language: rule.language,
     quietHours: rule.quietHours,
     reminders: rule.reminders,
-    startsAt: undefined,
   };
   return read;
 }
