@@ -11,7 +11,6 @@
  * enqueued and when), `{ cpu: true }` and `{ stop: true }` (answered with the CPU time
  * used since ready, ms).
  */
-import type { Redis } from "ioredis";
 import { DeliveryLog } from "../src/deliver/delivery-log.js";
 import { type DeliveryJob, DeliveryQueues } from "../src/deliver/delivery-queues.js";
 import { DeliveryWorkers } from "../src/deliver/delivery-worker.js";
@@ -20,7 +19,7 @@ import { type Notification, notificationsOf } from "../src/deliver/notification.
 import { WebhookSender } from "../src/deliver/webhook-sender.js";
 import { DEFAULT_RETRY_SCHEDULE } from "../src/rules/retry-schedule.js";
 import type { ChannelSpec, Rule } from "../src/rules/rule.js";
-import { connectRedis } from "../src/store/redis-connection.js";
+import { connectRedis, type RedisConnection } from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";
 import { BENCH_ZONE, benchAlerts } from "./delivery-alerts.js";
 import { benchRules } from "./delivery-webhook-rules.js";
@@ -105,7 +104,7 @@ process.once("message", async (settings: ProcessSettings) => {
     part.filter((_, i) => i % settings.of === settings.index);
   const keys = redisKeys(settings.prefix);
   const plain = await connectRedis(settings.redisUrl);
-  const bullmq: Redis = await connectRedis(settings.redisUrl, { forBullmq: true });
+  const bullmq: RedisConnection = await connectRedis(settings.redisUrl, { forBullmq: true });
   const queues = new DeliveryQueues(plain, keys);
   // The receiver is on loopback: allowed explicitly, as OUTBOUND_ALLOW=127.0.0.1 would.
   const sender = new WebhookSender({ outbound: LOOPBACK_OUTBOUND });

@@ -13,8 +13,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
-import type { Redis } from "ioredis";
-import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js";
+import {
+  connectRedis,
+  deleteByPattern,
+  type RedisConnection,
+} from "../src/store/redis-connection.js";
 import { redisKeys } from "../src/store/redis-keys.js";
 import { type BenchChild, forkBenchChild } from "./bench-child.js";
 import type { Benchmark } from "./benchmark.js";
@@ -35,7 +38,7 @@ const PROCESSES = [1, 2];
 const fmt = (n: number): string => Math.round(n).toLocaleString("en");
 
 /** Redis server CPU so far, ms (all its clients: other work on the same Redis counts too). */
-async function redisCpuMs(redis: Redis): Promise<number> {
+async function redisCpuMs(redis: RedisConnection): Promise<number> {
   const info = await redis.info("cpu");
   const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
   return (field("used_cpu_user") + field("used_cpu_sys")) * 1000;

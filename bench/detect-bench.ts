@@ -9,7 +9,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
-import type { Redis } from "ioredis";
 import type { Collection } from "../src/api/contract.js";
 import { type CallOptions, FlightApiClient, type WalkQuery } from "../src/api/flight-api-client.js";
 import type { Page } from "../src/api/paged-walk.js";
@@ -25,7 +24,11 @@ import type { FlightStore } from "../src/simulator/flight-store.js";
 import { ManualClock } from "../src/simulator/sim-clock.js";
 import { createSimulator } from "../src/simulator/simulator.js";
 import { type DetectionCommit, DetectionStore } from "../src/store/detection-store.js";
-import { connectRedis, deleteByPattern } from "../src/store/redis-connection.js";
+import {
+  connectRedis,
+  deleteByPattern,
+  type RedisConnection,
+} from "../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../src/store/redis-keys.js";
 import { parseApiDateTime, toLocalDate } from "../src/time/local-time.js";
 import type { Benchmark } from "./benchmark.js";
@@ -108,7 +111,7 @@ class MemoryClient extends FlightApiClient {
 }
 
 interface BenchRedis {
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   /** A store on a connection of its own (WATCH is per connection). */
   store(): TimedStore;
@@ -119,7 +122,7 @@ async function benchRedis(label: string): Promise<BenchRedis> {
   const redis = await connectRedis(REDIS_URL);
   const prefix = `fwbench-${label}-${randomUUID().slice(0, 8)}`;
   const keys = redisKeys(prefix);
-  const connections: Redis[] = [redis];
+  const connections: RedisConnection[] = [redis];
   return {
     redis,
     keys,

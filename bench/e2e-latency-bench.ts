@@ -15,15 +15,16 @@
  * BENCH_LATENCY_SAMPLES and BENCH_LATENCY_GAP_MS change the number of changes and their
  * mean gap (for development runs).
  */
+
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { cpus, loadavg } from "node:os";
-import type { Redis } from "ioredis";
 import { DeliveryQueues } from "../src/deliver/delivery-queues.js";
 import { notificationId } from "../src/deliver/notification.js";
 import type { Alert } from "../src/dispatch/alert.js";
 import { Random } from "../src/simulator/random.js";
 import { alertOfFields } from "../src/store/alert-store.js";
 import { eventsOfFields } from "../src/store/outbox-entry.js";
+import type { RedisConnection } from "../src/store/redis-connection.js";
 import type { RedisKeys } from "../src/store/redis-keys.js";
 import type { Benchmark } from "./benchmark.js";
 import {
@@ -88,7 +89,7 @@ interface Stages {
 
 /** Timestamps the run left in Redis, per operating flight id. */
 async function stageTimes(
-  redis: Redis,
+  redis: RedisConnection,
   keys: RedisKeys,
 ): Promise<{
   committedAt: Map<string, number>;

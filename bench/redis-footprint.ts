@@ -3,7 +3,7 @@
  * counted) of every key under a prefix, summed by what the key is — snapshots, the
  * snapshot index, the dispatcher's alert state, the streams, the delivery queues.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../src/store/redis-connection.js";
 import type { RedisKeys } from "../src/store/redis-keys.js";
 
 /** Bytes (and keys) by family of key. */
@@ -24,7 +24,7 @@ function familyOf(key: string, keys: RedisKeys): string {
 }
 
 /** Scans the prefix's keys and sums MEMORY USAGE by family. */
-export async function redisFootprint(redis: Redis, keys: RedisKeys): Promise<Footprint> {
+export async function redisFootprint(redis: RedisConnection, keys: RedisKeys): Promise<Footprint> {
   const footprint: Footprint = {};
   let cursor = "0";
   do {
@@ -54,7 +54,7 @@ export function footprintBytes(footprint: Footprint, families?: readonly string[
 }
 
 /** Redis's own count of the memory it uses (the whole server: other clients' keys count too). */
-export async function usedMemory(redis: Redis): Promise<number> {
+export async function usedMemory(redis: RedisConnection): Promise<number> {
   const info = await redis.info("memory");
   return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
 }

@@ -9,6 +9,7 @@
  * changes caused. The setting of 10,000 flights and 100,000 rules gives the memory
  * headlines; the table shows how each figure moves as one dimension grows.
  */
+
 import { cpus, loadavg } from "node:os";
 import type { Flight } from "../src/api/types.js";
 import type { Benchmark, Headline } from "./benchmark.js";

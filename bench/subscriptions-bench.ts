@@ -20,7 +20,6 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Redis } from "ioredis";
 import type { Flight } from "../src/api/types.js";
 import {
   findRedisServer,
@@ -28,7 +27,7 @@ import {
   startPrivateRedis,
 } from "../src/daemon/private-redis.js";
 import { normaliseFlightNumber } from "../src/rules/flight-number.js";
-import { deleteByPattern } from "../src/store/redis-connection.js";
+import { deleteByPattern, type RedisConnection } from "../src/store/redis-connection.js";
 import type { RedisKeys } from "../src/store/redis-keys.js";
 import {
   type SubscriptionQuery,
@@ -131,7 +130,11 @@ async function writeFiles(records: readonly Flight[], fanOut: Flight): Promise<F
  * take: flight and date read that flight's hash; recipient and label read every
  * subscription until the page is full (here: one match, so all of them).
  */
-async function timeListings(redis: Redis, keys: RedisKeys, fanOut: Flight): Promise<void> {
+async function timeListings(
+  redis: RedisConnection,
+  keys: RedisKeys,
+  fanOut: Flight,
+): Promise<void> {
   const store = new SubscriptionStore(redis, keys, { zone: ZONE });
   const i = 777_777;
   const queries: Array<[string, SubscriptionQuery]> = [
@@ -185,7 +188,7 @@ async function importThroughCli(
 }
 
 /** MEMORY USAGE (every element) of the subscription keys, by kind; and how many are listpacks. */
-async function subscriptionFootprint(redis: Redis, keys: RedisKeys): Promise<string[]> {
+async function subscriptionFootprint(redis: RedisConnection, keys: RedisKeys): Promise<string[]> {
   const kinds = new Map<string, { keys: number; bytes: number; listpacks: number }>();
   let cursor = "0";
   do {

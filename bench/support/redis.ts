@@ -4,22 +4,35 @@
  * is not theirs. Redis must answer on REDIS_URL (default redis://127.0.0.1:6379).
  */
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
-import { deleteByPattern } from "../../src/store/redis-connection.js";
+import { Cluster, Redis } from "ioredis";
+import {
+  clusterOf,
+  deleteByPattern,
+  type RedisConnection,
+} from "../../src/store/redis-connection.js";
 
 /** Redis URL the tests use. */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** A connection plus a unique prefix; `cleanup()` deletes the prefix's keys and disconnects. */
 export interface TestRedis {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   cleanup(): Promise<void>;
 }
 
 /** Connects to the test Redis (or `url`) with a fresh unique prefix. */
 export async function testRedis(label = "test", url = TEST_REDIS_URL): Promise<TestRedis> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const cluster = clusterOf(url);
+  const redis: RedisConnection =
+    cluster === undefined
+      ? new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true })
+      : new Cluster(cluster.nodes, {
+          lazyConnect: true,
+          retryDelayOnFailover: 200,
+          retryDelayOnTryAgain: 200,
+          redisOptions: { ...cluster.options, maxRetriesPerRequest: 1 },
+        });
   // A private Redis a test restarts is away now and then: reconnect quietly.
   redis.on("error", () => undefined);
   await redis.connect();

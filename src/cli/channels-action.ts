@@ -21,7 +21,7 @@ import { readOutboundAllow } from "../outbound/outbound-policy.js";
 import { suggestionHint } from "../rules/read/did-you-mean.js";
 import { loadRuleDir } from "../rules/read/rule-loader.js";
 import type { Rule } from "../rules/rule.js";
-import { connectRedis } from "../store/redis-connection.js";
+import { connectRedis, type RedisConnection } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import { subscriptionIdOf, subscriptionRule } from "../subscriptions/subscription.js";
 import { SubscriptionStore } from "../subscriptions/subscription-store.js";
@@ -54,7 +54,7 @@ export async function runChannelsTest(
   const email = readEmailSettings(env);
   const settings = redisSettingsFromEnv(env);
   const keys = redisKeys(settings.prefix);
-  let redis: Redis | undefined;
+  let redis: RedisConnection | undefined;
   try {
     const subscriptionId = subscriptionIdOf(id);
     let found: { rule: Rule; mask: TextMasker } | undefined;

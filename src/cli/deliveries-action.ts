@@ -7,7 +7,6 @@
  * leaves Redis as it was; only `replay` adds jobs, and only when it found some.
  */
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
 import { redisSettingsFromEnv } from "../config/detect-settings.js";
 import {
   DeliveryLog,
@@ -19,6 +18,7 @@ import { InvalidParamError } from "../errors.js";
 import { cleanText } from "../log/clean-text.js";
 import { maskUrl } from "../log/mask-url.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { type RedisKeys, redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
 import { DEFAULT_AIRPORT_TIMEZONE } from "../time/local-time.js";
@@ -165,7 +165,7 @@ async function withQueues(
   body: (parts: {
     queues: DeliveryQueues;
     log: DeliveryLog;
-    redis: Redis;
+    redis: RedisConnection;
     where: Where;
   }) => Promise<void>,
 ): Promise<void> {

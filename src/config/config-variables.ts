@@ -50,7 +50,12 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   v("FLIGHT_API_MAX_ATTEMPTS", "attempts per request, retries included", "4"),
   v("FLIGHT_API_MAX_RETRY_AFTER", "longest Retry-After honoured", "60s"),
   v("AIRPORT_TIMEZONE", "IANA zone of the airport's local times", "Europe/Amsterdam"),
-  v("REDIS_URL", "redis:// or rediss:// URL, password in the URL", "redis://127.0.0.1:6379", "url"),
+  v(
+    "REDIS_URL",
+    "redis:// or rediss:// URL, password in the URL; ?cluster for a Redis Cluster",
+    "redis://127.0.0.1:6379",
+    "url",
+  ),
   v("FLIGHTWATCH_PREFIX", "prefix of every Redis key (one deployment per prefix)", "flightwatch"),
   v("FLIGHTWATCH_RULES", "directory of rule files", "rules"),
   v("POLL_INTERVAL", "time between polls", "30s"),

@@ -6,7 +6,6 @@
  * configuration, logger and senders and hands them here; tests start it the same way.
  */
 import { hostname } from "node:os";
-import type { Redis } from "ioredis";
 import type { FlightApiClientOptions } from "../api/client-options.js";
 import type { DaemonConfig } from "../config/daemon-config.js";
 import { DeliveryQueues } from "../deliver/delivery-queues.js";
@@ -32,6 +31,7 @@ import {
 } from "../pipeline/pipeline.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { DetectionStore, type PollStatus } from "../store/detection-store.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../store/redis-keys.js";
 import { StateGuard, type StateLoss } from "../store/state-guard.js";
@@ -105,7 +105,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onJump: (backMs) => clockStepped(backMs),
   });
   const now = clock.now;
-  const ops: Redis = await connectRedis(config.redis.url);
+  const ops: RedisConnection = await connectRedis(config.redis.url);
   // Every connection drops together when Redis goes away; the ops one coming back says
   // Redis is back (it reconnects by itself, idle or not).
   const trouble = new RedisTroubleLog(log, { onError: (reason) => metrics.redisError(reason) });
@@ -162,7 +162,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let watchTimer: NodeJS.Timeout | undefined;
   let server: OpsServer | undefined;
   let passengers: PassengerWeb | undefined;
-  let apiRedis: Redis | undefined;
+  let apiRedis: RedisConnection | undefined;
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness["checks"] = {};
     try {
@@ -368,7 +368,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 const STATE_CHECK_MS = 5_000;
 
 /** Decided alerts the notifiers have not taken yet, or hold unacknowledged. */
-async function unqueuedAlerts(redis: Redis, keys: RedisKeys): Promise<number> {
+async function unqueuedAlerts(redis: RedisConnection, keys: RedisKeys): Promise<number> {
   if ((await redis.exists(keys.alerts)) === 0) return 0;
   const groups = (await redis.call("XINFO", "GROUPS", keys.alerts)) as unknown[][];
   let most = 0;

@@ -3,8 +3,9 @@
  * attempt's outcome in a capped stream, and the endpoints disabled after a 410 Gone.
  * (Dead letters themselves are the failed jobs of the delivery queues.)
  */
-import type { Redis } from "ioredis";
+
 import { CallBatch } from "../store/call-batch.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { fieldOf } from "../store/stream-consumer.js";
 import type { Endpoint } from "./endpoint.js";
@@ -90,7 +91,7 @@ export interface DeliveryLogOptions {
  * one command; each caller's promise settles when its record is in Redis.
  */
 export class DeliveryLog {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #maxRecords: number;
   readonly #disabledFreshMs: number;
@@ -99,7 +100,7 @@ export class DeliveryLog {
   /** The disabled endpoints as last read, and when (monotonic ms); shared by concurrent reads. */
   #disabled: { at: number; read: Promise<Map<string, DisabledEndpoint>> } | undefined;
 
-  constructor(redis: Redis, keys: RedisKeys, options: DeliveryLogOptions = {}) {
+  constructor(redis: RedisConnection, keys: RedisKeys, options: DeliveryLogOptions = {}) {
     this.#redis = redis;
     this.#keys = keys;
     this.#maxRecords = options.maxRecords ?? 10_000;

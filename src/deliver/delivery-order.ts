@@ -12,8 +12,8 @@
  * (enqueued late by another notifier) is superseded, never sent after it.
  */
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
 import { CallBatch } from "../store/call-batch.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Notification } from "./notification.js";
 
@@ -125,7 +125,7 @@ export const sequenceOf = (notification: Notification): number =>
 
 /** The orders of every (rule, flight, channel), in Redis. */
 export class DeliveryOrder {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #retentionMs: number;
   readonly #claims: CallBatch<{ notification: Notification; lockMs: number }, OrderTurn>;
@@ -139,7 +139,7 @@ export class DeliveryOrder {
    * ids are deduplicated). Claims and ends made in one turn of the event loop (many
    * workers at once) go to Redis as one command each.
    */
-  constructor(redis: Redis, keys: RedisKeys, retentionMs: number) {
+  constructor(redis: RedisConnection, keys: RedisKeys, retentionMs: number) {
     this.#redis = redis;
     this.#keys = keys;
     this.#retentionMs = retentionMs;

@@ -7,10 +7,10 @@
  * sent again under the same id.
  */
 import { Job, Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { attemptsOf, type RetrySchedule } from "../rules/retry-schedule.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { DeliveryOrder } from "./delivery-order.js";
 import { type ChannelType, type Notification, notificationId } from "./notification.js";
@@ -74,11 +74,11 @@ export interface DeliveryQueuesOptions {
 export class DeliveryQueues {
   readonly #queues = new Map<ChannelType, Queue<DeliveryJob>>();
   readonly #options: Required<DeliveryQueuesOptions>;
-  readonly #connection: Redis;
+  readonly #connection: RedisConnection;
   readonly #order: DeliveryOrder;
 
   /** `connection` is shared by the queues (plain commands only). */
-  constructor(connection: Redis, keys: RedisKeys, options: DeliveryQueuesOptions = {}) {
+  constructor(connection: RedisConnection, keys: RedisKeys, options: DeliveryQueuesOptions = {}) {
     this.#connection = connection;
     this.#options = {
       onError: options.onError ?? (() => undefined),

@@ -17,11 +17,11 @@
  * no stall: the common case) cannot have lost it, and skips the check.
  */
 import { DelayedError, Job, UnrecoverableError, Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import { crashPoint } from "../crash-point.js";
 import { foldAlert } from "../dispatch/alert-fold.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { DEFAULT_RETRY_SCHEDULE, retryDelay } from "../rules/retry-schedule.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { subscriptionIdOf } from "../subscriptions/subscription.js";
 import type { SubscriptionRules } from "../subscriptions/subscription-rules.js";
@@ -41,7 +41,7 @@ import type { SendOutcome } from "./send-outcome.js";
 /** How the workers run. */
 export interface DeliveryWorkersOptions {
   /** A connection for BullMQ (`maxRetriesPerRequest: null`); workers duplicate it for blocking reads. */
-  connection: Redis;
+  connection: RedisConnection;
   keys: RedisKeys;
   /** One sender per channel type served; types without one are not worked here. */
   senders: Partial<Record<ChannelType, ChannelSender>>;

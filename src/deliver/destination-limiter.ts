@@ -9,8 +9,8 @@
  * drive it with an injected clock. Keys expire once their slot has passed.
  */
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
 import { ConfigError } from "../errors.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 
 /** Default spacing of sends to one destination: Slack's one message per second. */
@@ -91,11 +91,11 @@ return math.max(0, untilOf(KEYS[1], now) - now)
 
 /** One send slot per interval per destination, shared through Redis. */
 export class DestinationLimiter {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #intervalMs: number;
 
-  constructor(redis: Redis, keys: RedisKeys, options: DestinationLimiterOptions = {}) {
+  constructor(redis: RedisConnection, keys: RedisKeys, options: DestinationLimiterOptions = {}) {
     this.#redis = redis;
     this.#keys = keys;
     this.#intervalMs = checkInterval(options.intervalMs ?? DEFAULT_PACE_INTERVAL_MS);

@@ -4,13 +4,14 @@
  * acknowledges the entry. Enqueueing is idempotent (the job id is the notification
  * id), so a crash between enqueue and acknowledgement enqueues nothing twice.
  */
-import type { Redis } from "ioredis";
+
 import { crashPoint } from "../crash-point.js";
 import type { Alert } from "../dispatch/alert.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from "../rules/retry-schedule.js";
 import type { ChannelSpec } from "../rules/rule.js";
 import { alertOfFields } from "../store/alert-store.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { StreamConsumer, type StreamConsumerOptions } from "../store/stream-consumer.js";
 import { lookupRule, type SubscriptionRules } from "../subscriptions/subscription-rules.js";
@@ -26,7 +27,7 @@ export class AlertConsumer extends StreamConsumer<Alert> {
   constructor(
     options: Omit<StreamConsumerOptions<Alert>, "stream" | "decode"> & {
       keys: RedisKeys;
-      redis: Redis;
+      redis: RedisConnection;
     },
   ) {
     const { keys, ...rest } = options;

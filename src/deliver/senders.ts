@@ -6,8 +6,9 @@
  * prints to the console instead (a dry run for demos and rule debugging). Webhooks and
  * Slack connect only to public addresses and those `outbound` allows (OUTBOUND_ALLOW).
  */
-import type { Redis } from "ioredis";
+
 import type { OutboundPolicy } from "../outbound/outbound-policy.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { ChannelSender } from "./channel-sender.js";
 import { ConsoleSender, type ConsoleSenderOptions } from "./console-sender.js";
@@ -24,7 +25,7 @@ export interface SendersOptions {
   /** SMTP_URL and EMAIL_FROM as the configuration read them; none: email is a dead letter that says so. */
   email?: EmailSettings;
   /** For the Slack pacing and living messages (plain commands). */
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   console: ConsoleSenderOptions;
   /** Print every channel's notifications instead of sending them. */

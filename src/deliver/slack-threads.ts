@@ -7,8 +7,8 @@
  * already. Both expire days after their last write (as snapshots do after a flight).
  */
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
 import type { SlackApiChannelSpec } from "../rules/rule.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Notification } from "./notification.js";
 
@@ -65,11 +65,11 @@ return 1`;
 
 /** The living messages and the progress of their notifications, in Redis. */
 export class SlackThreads {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #ttlMs: number;
 
-  constructor(redis: Redis, keys: RedisKeys, options: { ttlMs?: number } = {}) {
+  constructor(redis: RedisConnection, keys: RedisKeys, options: { ttlMs?: number } = {}) {
     this.#redis = redis;
     this.#keys = keys;
     this.#ttlMs = options.ttlMs ?? DEFAULT_SLACK_THREAD_TTL_MS;

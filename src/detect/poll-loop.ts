@@ -21,14 +21,14 @@
  * (see Detector) still spaces the attempts.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Detector, PollReport } from "./detector.js";
 
 /** How a PollLoop runs. */
 export interface PollLoopOptions {
   /** A connection of its own (plain commands); the caller closes it. */
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   /** What runs a poll (a Detector). */
   detector: Pick<Detector, "poll">;

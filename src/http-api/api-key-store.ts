@@ -10,7 +10,7 @@
  * the guess.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 
 /** How every key starts: recognisable in a leaked file, for people and secret scanners. */
@@ -36,10 +36,10 @@ interface StoredKey extends ApiKey {
 
 /** The API keys of one deployment. */
 export class ApiKeyStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
 
-  constructor(redis: Redis, keys: RedisKeys) {
+  constructor(redis: RedisConnection, keys: RedisKeys) {
     this.#redis = redis;
     this.#keys = keys;
   }

@@ -9,7 +9,7 @@
  * that can never succeed. Records are kept per API key, for a day.
  */
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 
 /** How long a key is remembered: retries come within minutes; a day is the usual promise. */
@@ -28,10 +28,10 @@ export interface IdempotencyRecord {
 
 /** The idempotency records of one deployment. */
 export class IdempotencyRecords {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
 
-  constructor(redis: Redis, keys: RedisKeys) {
+  constructor(redis: RedisConnection, keys: RedisKeys) {
     this.#redis = redis;
     this.#keys = keys;
   }

@@ -10,9 +10,10 @@
  * throws refusals (`refuse`) that one place turns into answers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Redis, ReplyError } from "ioredis";
+import { ReplyError } from "ioredis";
 import { ApiRequestError, type FieldProblem, InvalidParamError } from "../errors.js";
 import { sendBody } from "../ops/send-body.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import {
   checkSubscription,
@@ -38,7 +39,7 @@ import { inputOf, type SubscriptionView, viewOf } from "./subscription-resource.
 /** What the API is built from. */
 export interface SubscriptionsApiOptions {
   /** A connection of the API's own: its traffic never delays the daemon's probes. */
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   /** The airport's zone and where webhooks may go (OUTBOUND_ALLOW): what the checks need. */
   context: SubscriptionContext;

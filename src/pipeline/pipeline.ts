@@ -14,7 +14,6 @@
  * below this file knows which role it runs in.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
 import type { FlightApiClientOptions } from "../api/client-options.js";
 import { FlightApiClient } from "../api/flight-api-client.js";
 import { crashPoint } from "../crash-point.js";
@@ -32,6 +31,7 @@ import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { AlertStore } from "../store/alert-store.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { OutboxConsumer } from "../store/outbox-consumer.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import { connectRedis, deleteByPattern } from "../store/redis-connection.js";
 import { redisKeys } from "../store/redis-keys.js";
 import type { StreamConsumer } from "../store/stream-consumer.js";
@@ -97,7 +97,7 @@ export interface PipelineOptions {
   /** The senders `deliver` uses, or a builder given a plain connection (Slack's pacing). */
   senders?:
     | Partial<Record<ChannelType, ChannelSender>>
-    | ((redis: Redis) => Partial<Record<ChannelType, ChannelSender>>);
+    | ((redis: RedisConnection) => Partial<Record<ChannelType, ChannelSender>>);
   /** How long a worker's lock on a job lasts without renewal (DELIVERY_STALL_TIMEOUT). */
   stallTimeoutMs?: number;
   /** This process's consumer name, stable across restarts. */

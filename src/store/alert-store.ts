@@ -13,8 +13,9 @@
  * written once. Two dispatchers deciding about the same
  * rule and flight at once cannot both commit: the loser re-reads and decides again.
  */
-import type { Redis } from "ioredis";
+
 import type { Alert } from "../dispatch/alert.js";
+import type { RedisConnection } from "./redis-connection.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { fieldOf } from "./stream-consumer.js";
 
@@ -80,7 +81,7 @@ export const targetKey = (t: AlertTarget): string => `${t.ruleId} ${t.flightKey}
 
 /** The dispatcher's Redis side. Needs a connection of its own (it uses WATCH). */
 export class AlertStore<S> {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #stateTtlMs: number;
   readonly #alertRetentionMs: number;
@@ -88,7 +89,7 @@ export class AlertStore<S> {
   /** Transactions on one connection must not interleave (WATCH is per connection). */
   #tail: Promise<unknown> = Promise.resolve();
 
-  constructor(redis: Redis, keys: RedisKeys, options: AlertStoreOptions = {}) {
+  constructor(redis: RedisConnection, keys: RedisKeys, options: AlertStoreOptions = {}) {
     this.#redis = redis;
     this.#keys = keys;
     this.#stateTtlMs = options.stateTtlMs ?? 3 * 86_400_000;

@@ -9,10 +9,11 @@
  * of writing a second copy of the same events. Events leave the outbox only through
  * a consumer that acknowledges them (see outbox-consumer.ts).
  */
-import type { Redis } from "ioredis";
+
 import type { ChangeEvent } from "../diff/change.js";
 import type { FlightSnapshot } from "../diff/flight-snapshot.js";
 import { encodeOutboxEntries, OUTBOX_FIELD } from "./outbox-entry.js";
+import type { RedisConnection } from "./redis-connection.js";
 import type { RedisKeys } from "./redis-keys.js";
 
 /** Detection state, as kept in the `detection` hash. */
@@ -136,10 +137,10 @@ return n`;
  * connection, and a poll must not share its transaction with other commands.
  */
 export class DetectionStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
 
-  constructor(redis: Redis, keys: RedisKeys) {
+  constructor(redis: RedisConnection, keys: RedisKeys) {
     this.#redis = redis;
     this.#keys = keys;
   }

@@ -4,9 +4,10 @@
  * poll. A consumer that crashes after handling an entry but before acknowledging it
  * sees the entry again, with the same deterministic event ids.
  */
-import type { Redis } from "ioredis";
+
 import type { ChangeEvent } from "../diff/change.js";
 import { eventsOfFields } from "./outbox-entry.js";
+import type { RedisConnection } from "./redis-connection.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { StreamConsumer, type StreamConsumerOptions, type StreamEntry } from "./stream-consumer.js";
 
@@ -17,7 +18,7 @@ export type OutboxEntry = StreamEntry<ChangeEvent[]>;
 export interface OutboxConsumerOptions
   extends Omit<StreamConsumerOptions<ChangeEvent[]>, "stream" | "decode"> {
   /** A connection of its own: reads block. */
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
 }
 

@@ -4,9 +4,10 @@
  * once rather than with every change, and a consumer acknowledges the changes of
  * one flight together. Consumers get plain ChangeEvents back (`decodeOutboxEntry`).
  */
-import type { Redis } from "ioredis";
+
 import type { ChangeEvent } from "../diff/change.js";
 import type { FlightIdentity, SnapshotFields } from "../diff/flight-snapshot.js";
+import type { RedisConnection } from "./redis-connection.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { fieldOf } from "./stream-consumer.js";
 
@@ -56,7 +57,10 @@ export function eventsOfFields(fields: readonly string[] | null): ChangeEvent[] 
 }
 
 /** Every event in the outbox, oldest first (for tools and tests; reads the whole stream). */
-export async function readOutboxEvents(redis: Redis, keys: RedisKeys): Promise<ChangeEvent[]> {
+export async function readOutboxEvents(
+  redis: RedisConnection,
+  keys: RedisKeys,
+): Promise<ChangeEvent[]> {
   const entries = await redis.xrange(keys.outbox, "-", "+");
   return entries.flatMap(([, fields]) => eventsOfFields(fields) ?? []);
 }

@@ -1,9 +1,13 @@
 /**
  * Opening Redis connections: one place that turns `REDIS_URL` into ioredis clients
  * and says clearly, naming the variable, when nothing answers there or when Redis
- * refuses the password or ACL user in it.
+ * refuses the password or ACL user in it. A URL with `?cluster` names a seed node of a
+ * Redis Cluster (more seeds after it: `?cluster=host:port,host:port`): the client is
+ * then ioredis's `Cluster`, which finds the slots' masters, follows MOVED and ASK, and
+ * retries through a failover; every key of a deployment carries one hash tag (see
+ * redis-keys.ts), so its transactions and scripts stay within one slot.
  */
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, type ClusterNode, Redis, type RedisOptions } from "ioredis";
 import { ErrorCode, FlightwatchError } from "../errors.js";
 import { maskUrl } from "../log/mask-url.js";
 
@@ -25,7 +29,10 @@ export interface ConnectOptions {
  * Connects and checks with PING; throws FW_ERR_REDIS_AUTH when Redis refuses the
  * credentials, FW_ERR_REDIS_UNAVAILABLE when nothing answers, both naming REDIS_URL.
  */
-export async function connectRedis(url: string, options: ConnectOptions = {}): Promise<Redis> {
+export async function connectRedis(
+  url: string,
+  options: ConnectOptions = {},
+): Promise<RedisConnection> {
   const redisOptions: RedisOptions = {
     lazyConnect: true,
     maxRetriesPerRequest: options.forBullmq ? null : 3,
@@ -38,7 +45,26 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   // Before the first connection the commands only say "Connection is closed."; the
   // error event says why (ECONNREFUSED, WRONGPASS, NOAUTH).
   let firstError: Error | undefined;
-  const redis = new Redis(url, redisOptions);
+  const cluster = clusterOf(url);
+  const redis: RedisConnection =
+    cluster === undefined
+      ? new Redis(url, redisOptions)
+      : new Cluster(cluster.nodes, {
+          lazyConnect: true,
+          enableAutoPipelining: Boolean(options.autoPipelining),
+          // Slots move (a failover, a migration): retry after a moment, as often as a
+          // single Redis's reconnects would.
+          retryDelayOnFailover: 200,
+          retryDelayOnTryAgain: 200,
+          retryDelayOnClusterDown: 500,
+          maxRedirections: 32,
+          clusterRetryStrategy: (times) => (connected ? Math.min(times * 200, 2000) : null),
+          redisOptions: {
+            ...cluster.options,
+            maxRetriesPerRequest: redisOptions.maxRetriesPerRequest ?? null,
+            connectTimeout: redisOptions.connectTimeout as number,
+          },
+        });
   redis.once("ready", () => {
     connected = true;
   });
@@ -104,13 +130,55 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Deletes every key matching the pattern (SCAN, never KEYS); resolves to how many. */
-export async function deleteByPattern(redis: Redis, pattern: string): Promise<number> {
-  let cursor = "0";
+export async function deleteByPattern(redis: RedisConnection, pattern: string): Promise<number> {
+  // SCAN goes to one server: on a cluster, to each master (a deployment's keys share a
+  // hash tag, so those found on one master are in one slot).
+  const servers = redis instanceof Cluster ? redis.nodes("master") : [redis];
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== "0");
+  for (const server of servers) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.del(...keys);
+    } while (cursor !== "0");
+  }
   return deleted;
+}
+
+/** A connection to one Redis, or to a Redis Cluster (`?cluster` in REDIS_URL). */
+export type RedisConnection = Redis | Cluster;
+
+/**
+ * The seed nodes and connection options of a cluster URL (`?cluster`, or
+ * `?cluster=host:port,host:port` with more seeds), or undefined for one Redis's URL.
+ * User, password and TLS (`rediss://`) are every node's.
+ */
+export function clusterOf(
+  url: string,
+): { nodes: ClusterNode[]; options: RedisOptions } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const seeds = parsed.searchParams.get("cluster");
+  if (seeds === null) return undefined;
+  const nodes: ClusterNode[] = [{ host: parsed.hostname, port: Number(parsed.port || 6379) }];
+  for (const seed of seeds.split(",")) {
+    const text = seed.trim();
+    if (text === "" || text === "true" || text === "yes") continue;
+    const colon = text.lastIndexOf(":");
+    nodes.push(
+      colon < 0
+        ? { host: text, port: 6379 }
+        : { host: text.slice(0, colon), port: Number(text.slice(colon + 1)) },
+    );
+  }
+  const options: RedisOptions = {};
+  if (parsed.username !== "") options.username = decodeURIComponent(parsed.username);
+  if (parsed.password !== "") options.password = decodeURIComponent(parsed.password);
+  if (parsed.protocol === "rediss:") options.tls = {};
+  return { nodes, options };
 }

@@ -18,7 +18,7 @@
  * named among the lost.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./redis-connection.js";
 import type { RedisKeys } from "./redis-keys.js";
 
 /** Work that would be lost with Redis's data, as last seen. */
@@ -49,7 +49,7 @@ export interface StateLoss {
 /** What a StateGuard works with. */
 export interface StateGuardOptions {
   /** A connection for plain commands (shared is fine). */
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   /** Reads what is outstanding now (optional: without it a loss names nothing). */
   observe?: () => Promise<Outstanding>;
@@ -64,7 +64,7 @@ export interface StateGuardOptions {
 const LOOK_WINDOW_MS = 10_000;
 
 export class StateGuard {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #observe: (() => Promise<Outstanding>) | undefined;
   readonly #onLoss: (loss: StateLoss) => void;

@@ -8,7 +8,7 @@
  * before acknowledging it sees the entry again, unchanged; so does one whose
  * connection broke (a Redis restart) while a read was under way.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./redis-connection.js";
 
 /** One entry read from a stream, decoded. */
 export interface StreamEntry<T> {
@@ -20,7 +20,7 @@ export interface StreamEntry<T> {
 /** How a StreamConsumer reads: stream, decoder, group, consumer name and batching. */
 export interface StreamConsumerOptions<T> {
   /** A connection of its own: reads block. */
-  redis: Redis;
+  redis: RedisConnection;
   /** The stream's key. */
   stream: string;
   /**
@@ -57,7 +57,7 @@ export function fieldOf(fields: readonly string[] | null, name: string): string 
 
 /** A reader of one consumer group of one stream. */
 export class StreamConsumer<T> {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #decode: (fields: readonly string[] | null) => T | undefined;
   /** The stream's key. */
   readonly stream: string;

@@ -17,8 +17,9 @@
  * - The flight numbers and dates with subscriptions are a sorted set by expiry, for
  *   listing and export.
  */
-import type { ChainableCommander, Redis } from "ioredis";
+import type { ChainableCommander } from "ioredis";
 import { InvalidParamError } from "../errors.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { toLocalDate } from "../time/local-time.js";
 import {
@@ -122,12 +123,12 @@ interface FiledFlight {
 
 /** The store of one deployment's subscriptions. */
 export class SubscriptionStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #zone: string;
   readonly #keepMs: number;
 
-  constructor(redis: Redis, keys: RedisKeys, options: { zone: string; keepMs?: number }) {
+  constructor(redis: RedisConnection, keys: RedisKeys, options: { zone: string; keepMs?: number }) {
     this.#redis = redis;
     this.#keys = keys;
     this.#zone = options.zone;

@@ -4,12 +4,13 @@
  * the operating number directly from the flight keys of that date, a codeshare among
  * the numbers the snapshots of that date are sold under — and its facts in words.
  */
-import type { Redis } from "ioredis";
+
 import type { FlightSnapshot, TimeField } from "../diff/flight-snapshot.js";
 import { describeFlight, localTime } from "../render/alert-text.js";
 import { type Language, phrasesOf } from "../render/language.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { DetectionStore } from "../store/detection-store.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { toLocalDate } from "../time/local-time.js";
 import type { PageWords } from "./page-words.js";
@@ -19,7 +20,7 @@ import type { PageWords } from "./page-words.js";
  * date `date`; undefined when flightwatch has not seen it (not yet within its horizon).
  */
 export async function findSnapshot(
-  redis: Redis,
+  redis: RedisConnection,
   keys: RedisKeys,
   flight: string,
   date: string,

@@ -4,12 +4,12 @@
  * prefix, so every process (and every restart) signs and checks with the same key.
  */
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 
 /** The signing key: `configured`, else the deployment's in Redis (created when there is none). */
 export async function linkSecret(
-  redis: Redis,
+  redis: RedisConnection,
   keys: RedisKeys,
   configured: string | undefined,
 ): Promise<string> {

@@ -9,9 +9,9 @@
  * address. Server-rendered HTML in English or Dutch, usable without script.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Redis } from "ioredis";
 import { escapeHtml } from "../deliver/email-message.js";
 import type { Language } from "../render/language.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import {
   checkSubscription,
@@ -50,7 +50,7 @@ import { clientNetwork, type Limit, type LimitKind, mailboxOf, RateLimiter } fro
 
 /** What the pages are built from. */
 export interface PassengerPagesOptions {
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   store: SubscriptionStore;
   /** The airport's zone (dates, times) and the outbound policy, as subscriptions are checked with. */

@@ -4,9 +4,10 @@
  * one-click unsubscribe URL every subscription's emails carry — the pages the HTTP port
  * serves, their confirmation mailer, and the regular sweep of unconfirmed subscriptions.
  */
-import type { Redis } from "ioredis";
+
 import type { EmailSenderOptions } from "../deliver/email-sender.js";
 import type { EmailSettings } from "../deliver/email-settings.js";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { SubscriptionContext } from "../subscriptions/subscription.js";
 import { SubscriptionStore } from "../subscriptions/subscription-store.js";
@@ -21,7 +22,7 @@ import {
 
 /** What the passenger pages of a process are built from (the daemon's configuration). */
 export interface PassengerWebOptions {
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   /** The airport's zone and the outbound policy, as subscriptions are checked with. */
   context: SubscriptionContext;

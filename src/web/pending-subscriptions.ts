@@ -6,7 +6,7 @@
  * only what is due. It uses the subscription store's public API only (`getMany`,
  * `remove`), so it holds whatever layout the store keeps its subscriptions in.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Subscription } from "../subscriptions/subscription.js";
 import type { SubscriptionStore } from "../subscriptions/subscription-store.js";
@@ -26,13 +26,13 @@ const SWEEP_BATCH = 500;
 
 /** The subscriptions waiting for their confirmation. */
 export class PendingSubscriptions {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #store: SubscriptionStore;
   readonly pendingMs: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisConnection,
     keys: RedisKeys,
     store: SubscriptionStore,
     pendingMs = DEFAULT_PENDING_MS,

@@ -5,7 +5,7 @@
  * clock). Addresses are keyed by a hash, so Redis holds no list of who tried.
  */
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 
 /** How many uses a window allows. */
@@ -34,11 +34,15 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitKind, Limit>> = {
 
 /** Counters of uses per address, shared through Redis. */
 export class RateLimiter {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #limits: Readonly<Record<LimitKind, Limit>>;
 
-  constructor(redis: Redis, keys: RedisKeys, limits: Partial<Record<LimitKind, Limit>> = {}) {
+  constructor(
+    redis: RedisConnection,
+    keys: RedisKeys,
+    limits: Partial<Record<LimitKind, Limit>> = {},
+  ) {
     this.#redis = redis;
     this.#keys = keys;
     this.#limits = { ...DEFAULT_LIMITS, ...limits };

@@ -8,6 +8,7 @@
  * notification ids of the alerts decided, each alert under one id only; a repeat is
  * allowed only as the same id again (which the receiver recognises).
  */
+
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,7 +5,6 @@
  * would) — all closed and cleaned up by `close()`.
  */
 import type { LookupFunction } from "node:net";
-import type { Redis } from "ioredis";
 import { readEmailSettings } from "../../src/config/email-settings.js";
 import type { ChannelSender } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
@@ -23,7 +22,7 @@ import { guardedAgent } from "../../src/outbound/guarded-agent.js";
 import type { OutboundPolicy } from "../../src/outbound/outbound-policy.js";
 import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { ChannelSpec, RetrySchedule, Rule } from "../../src/rules/rule.js";
-import { connectRedis } from "../../src/store/redis-connection.js";
+import { connectRedis, type RedisConnection } from "../../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as baseRule } from "../rules/rule-builder.js";
 import { waitFor } from "../support/crash-run.js";
@@ -117,7 +116,7 @@ export type RigWorkerOptions = Partial<
 /** One test's delivery pipeline and receivers. */
 export class DeliveryRig {
   /** A plain connection (the queues' and the log's). */
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   readonly keys: RedisKeys;
   readonly queues: DeliveryQueues;
   readonly log: DeliveryLog;
@@ -165,7 +164,7 @@ export class DeliveryRig {
   }
 
   /** A connection of its own (blocking reads, or BullMQ's kind). */
-  async connection(forBullmq = false): Promise<Redis> {
+  async connection(forBullmq = false): Promise<RedisConnection> {
     const connection = await connectRedis(TEST_REDIS_URL, { forBullmq });
     this.#closers.push(() => connection.disconnect());
     return connection;

@@ -5,7 +5,6 @@
  * 410, and email recipients carried across attempts. The sender is scripted: the
  * protocol sides are tested against real receivers in the channel tests.
  */
-import type { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
@@ -23,7 +22,7 @@ import type {
   Rule,
   WebhookChannelSpec,
 } from "../../src/rules/rule.js";
-import { connectRedis } from "../../src/store/redis-connection.js";
+import { connectRedis, type RedisConnection } from "../../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { SubscriptionRules } from "../../src/subscriptions/subscription-rules.js";
@@ -69,7 +68,7 @@ function ruleWith(id: string, channels: ChannelSpec[]): Rule {
 describe("delivery workers", () => {
   let t: TestRedis;
   let keys: RedisKeys;
-  let connections: Redis[];
+  let connections: RedisConnection[];
   let queues: DeliveryQueues;
   let log: DeliveryLog;
   let workers: DeliveryWorkers | undefined;

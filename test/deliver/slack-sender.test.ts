@@ -8,6 +8,7 @@ import { slackMessage } from "../../src/deliver/slack-message.js";
 import { SlackSender, type SlackSenderOptions } from "../../src/deliver/slack-sender.js";
 import type { Alert } from "../../src/dispatch/alert.js";
 import type { Rule, SlackWebhookChannelSpec } from "../../src/rules/rule.js";
+import type { RedisConnection } from "../../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { rule as buildRule } from "../rules/rule-builder.js";
 import { alertChange, kl1001, alertOf as kl1001Alert } from "../support/alert-builder.js";
@@ -47,7 +48,7 @@ describe("SlackSender against a Slack look-alike", () => {
   let now: number;
   let sleeps: number[];
   const senders: SlackSender[] = [];
-  const connections: Redis[] = [];
+  const connections: RedisConnection[] = [];
 
   beforeEach(async () => {
     t = await testRedis("slack");

@@ -7,6 +7,7 @@
  * last — a lost event breaks the chain, a duplicated one repeats a link — and every
  * event must have been printed.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import type { RunningSimulator } from "../../src/simulator/http/start-simulator.js";

@@ -8,6 +8,7 @@
  * chain from the first gate to the last, no alert id may repeat, and every alert
  * must have been printed.
  */
+
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

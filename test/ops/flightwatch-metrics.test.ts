@@ -4,7 +4,6 @@
  * depths and dead letters read from real BullMQ queues on a real Redis, and the poll
  * status from the real DetectionStore. Assertions parse the Prometheus text.
  */
-import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseCollectionBody } from "../../src/api/response-body.js";
 import type { ChannelSender } from "../../src/deliver/channel-sender.js";
@@ -20,7 +19,7 @@ import { ErrorCode } from "../../src/errors.js";
 import { FlightwatchMetrics, type QueueCounts } from "../../src/ops/flightwatch-metrics.js";
 import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { ChannelSpec, Rule } from "../../src/rules/rule.js";
-import { connectRedis } from "../../src/store/redis-connection.js";
+import { connectRedis, type RedisConnection } from "../../src/store/redis-connection.js";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import { type DetectHarness, detectHarness } from "../detect/detect-harness.js";
 import { rule as baseRule } from "../rules/rule-builder.js";
@@ -210,7 +209,7 @@ describe("FlightwatchMetrics: delivery", () => {
   let keys: RedisKeys;
   let queues: DeliveryQueues;
   let workers: DeliveryWorkers | undefined;
-  let connection: Redis | undefined;
+  let connection: RedisConnection | undefined;
 
   afterEach(async () => {
     await workers?.close();

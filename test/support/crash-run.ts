@@ -4,12 +4,13 @@
  * again and again — half the time at a random moment, half the time by itself at a
  * named crash point (src/crash-point.ts).
  */
-import type { Redis } from "ioredis";
+
 import { expect } from "vitest";
 import { sleep, waitFor } from "../../bench/support/polling.js";
 import type { SimFlight } from "../../bench/support/sim-flight.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/http/start-simulator.js";
 import { createSimulator } from "../../src/simulator/simulator.js";
+import type { RedisConnection } from "../../src/store/redis-connection.js";
 import type { RedisKeys } from "../../src/store/redis-keys.js";
 import { type CliProcess, completeLines, spawnCli, testRedisEnv } from "./cli-process.js";
 
@@ -128,7 +129,7 @@ export interface GateKillRunOptions extends Omit<KillRunOptions, "first"> {
   /** Gates move this often once the first process has taken its baseline. */
   gateEveryMs: number;
   /** The test's Redis: the baseline is taken once the detection watermark is set. */
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
 }
 
@@ -153,7 +154,7 @@ export async function killWhileGatesMove(
 }
 
 /** Entries read but not yet acknowledged, over all the stream's consumer groups; -1 while it has none. */
-export async function pendingEntries(redis: Redis, stream: string): Promise<number> {
+export async function pendingEntries(redis: RedisConnection, stream: string): Promise<number> {
   const groups = (await redis.call("XINFO", "GROUPS", stream)) as unknown[][];
   if (groups.length === 0) return -1;
   return groups.reduce((sum, g) => sum + Number(g[g.indexOf("pending") + 1] ?? 0), 0);

@@ -10,10 +10,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { answersSoon, findRedisServer, freePort } from "../../src/daemon/private-redis.js";
-import { type ConnectOptions, connectRedis } from "../../src/store/redis-connection.js";
+import {
+  type ConnectOptions,
+  connectRedis,
+  type RedisConnection,
+} from "../../src/store/redis-connection.js";
 import { sleep } from "./crash-run.js";
 
 /** How to restart: SHUTDOWN (default) or SIGKILL, and how long to stay down (default 2 s). */
@@ -149,10 +152,10 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 
 /** Connections a test opens as it goes (`connect`) and closes together at its end (`closeAll`). */
 export function connectionsTo(url: string): {
-  connect(options?: ConnectOptions): Promise<Redis>;
+  connect(options?: ConnectOptions): Promise<RedisConnection>;
   closeAll(): void;
 } {
-  const open: Redis[] = [];
+  const open: RedisConnection[] = [];
   return {
     async connect(options = {}) {
       const redis = await connectRedis(url, options);
