@@ -26,7 +26,7 @@ import { subscriptionsApiBenchmark } from "./subscriptions-api-bench.js";
 import { subscriptionsBenchmark } from "./subscriptions-bench.js";
 import { takeoverBenchmark } from "./takeover-bench.js";
 import { watchThroughputBenchmark } from "./watch-throughput-bench.js";
-import { wireSpeedBenchmark } from "./wire-speed-bench.js";
+import { clusterBenchmark, wireSpeedBenchmark } from "./wire-speed-bench.js";
 
 const benchmarks: Benchmark[] = [
   simulatorDataBenchmark,
@@ -42,6 +42,7 @@ const benchmarks: Benchmark[] = [
   deliveryEmailBenchmark,
   pipelineBenchmark,
   wireSpeedBenchmark,
+  clusterBenchmark,
   scaleBenchmark,
   takeoverBenchmark,
   watchThroughputBenchmark,

@@ -46,6 +46,7 @@ import {
 import { applyAtRate, GateUpdates, quantile } from "./gate-updates.js";
 import type { RawPostReport, RawPostRequest } from "./raw-post-child.js";
 import type { SmtpChildReport, SmtpChildRequest } from "./smtp-receiver-child.js";
+import { startRedisCluster } from "./support/redis-cluster.js";
 import { HOOK_SECRET } from "./support/run-child.js";
 import type { ReceiverReport, ReceiverRequest } from "./webhook-receiver-child.js";
 
@@ -574,5 +575,89 @@ export const wireSpeedBenchmark: Benchmark = {
       for (const close of closers) await close().catch(() => undefined);
     }
     return headlines;
+  },
+};
+
+/**
+ * `npm run bench -- cluster`: the burst of the wire-speed benchmark through one daemon,
+ * on one Redis and on a Redis Cluster of three masters with a replica each (the
+ * daemon's REDIS_URL with `?cluster`), side by side in one run. Redis's own figures are
+ * those of the server serving the deployment: the one Redis, and the master of the
+ * prefix's slot (every key of a deployment is in that slot).
+ */
+export const clusterBenchmark: Benchmark = {
+  name: "cluster",
+  title: "Webhook notifications per second: one Redis and a 3-master Redis Cluster",
+  async run() {
+    const binary = findRedisServer();
+    if (!binary) throw new Error("the cluster benchmark starts redis-server: none on PATH");
+    const closers: Array<() => Promise<void>> = [];
+    const rates: { label: string; perSecond: number }[] = [];
+    try {
+      const single = await startPrivateRedis(binary);
+      closers.push(async () => single.stop());
+      const cluster = await startRedisCluster();
+      closers.push(() => cluster.close());
+      console.log(
+        `${cpus().length} CPUs, node ${process.version}, load average ${loadavg()[0]?.toFixed(2)} before; ` +
+          `a burst of ${fmt(BURST)} gate changes to ${ENDPOINTS} webhook endpoints through one \`flightwatch run\`, ` +
+          "first on one Redis, then on a cluster of 3 masters with a replica each (all on this machine)",
+      );
+      for (const [label, url] of [
+        ["one Redis", single.url],
+        ["Redis Cluster, 3 masters + 3 replicas", cluster.url],
+      ] as const) {
+        const airport = await startBenchAirport(`cluster-${rates.length}`, RECORDS_PER_DAY, 7, url);
+        const wide = await startSimulator({
+          simulator: airport.sim.simulator,
+          live: false,
+          tokens: [airport.token],
+          pageSize: PAGE_SIZE,
+        });
+        const updates = new GateUpdates(airport.sim);
+        const receiver = await startReceiver(updates);
+        const port = url === single.url ? undefined : await cluster.masterOf(airport.keys.prefix);
+        const counters =
+          port === undefined ? new Redis(url) : new Redis({ host: "127.0.0.1", port });
+        try {
+          await writeRuleFiles(airport, { "hooks.yaml": rulesYaml(receiver.url) });
+          const daemon = await startDaemonChild(airport, { FLIGHT_API_BASE_URL: wide.baseUrl });
+          try {
+            const figures = await burst(
+              [daemon],
+              counters,
+              airport.keys,
+              receiver,
+              updates,
+              airport.operating.slice(0, BURST),
+            );
+            console.log(`${label}:\n${figures.line}`);
+            console.log(`  daemon warnings and errors: ${daemon.problems()}`);
+            rates.push({ label, perSecond: figures.perSecond });
+          } finally {
+            await daemon.stop();
+          }
+        } finally {
+          counters.disconnect();
+          await receiver.close();
+          await wide.close();
+          await airport.close();
+        }
+      }
+    } finally {
+      for (const close of closers.reverse()) await close().catch(() => undefined);
+    }
+    const [one, many] = rates;
+    if (one === undefined || many === undefined) throw new Error("a burst did not run");
+    return [
+      {
+        figure: `webhook notifications/s through one daemon on one Redis (burst of ${fmt(BURST)})`,
+        value: `${fmt(one.perSecond)}/s`,
+      },
+      {
+        figure: "the same on a Redis Cluster of 3 masters + 3 replicas (same run, same machine)",
+        value: `${fmt(many.perSecond)}/s (${(many.perSecond / one.perSecond).toFixed(2)}× one Redis)`,
+      },
+    ];
   },
 };
