@@ -1,6 +1,6 @@
 /**
  * Passengers for the simulated airport: a few subscriptions (the essentials, by
- * email, with reminders 15 minutes before boarding and 10 before departure) to
+ * email, with reminders 15 minutes before boarding and 20 before departure) to
  * departures that are still ahead in simulated time — boarding soon, so the first
  * minute of `npm start` shows passenger notifications and reminders beside the ops and
  * partner ones. One of them follows its flight by a codeshare number, as a ticket would say.
@@ -46,7 +46,7 @@ export async function seedDemoSubscriptions(
         date: f.scheduleDate,
         email: `passenger${i + 1}@example.com`,
         labels: { booking: `DEMO${i + 1}` },
-        remind: ["15m before boarding", "10m before departure"],
+        remind: ["15m before boarding", "20m before departure"],
       },
       { zone },
       `demo-passenger-${i + 1}`,

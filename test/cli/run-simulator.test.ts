@@ -70,6 +70,27 @@ describe("flightwatch run --simulator", () => {
     for (const prefix of prefixes) expect(await keysUnder(prefix)).toBe(0);
   }, 60_000);
 
+  it("shows, as npm start does, a passenger's reminder and the gate desk's living Slack message", async () => {
+    const proc = demo();
+    // The demo passengers' reminders fall due within the first simulated hour (30 s at ×120).
+    const reminder = await waitForLog(proc, (l) => typeof l.reminder === "object", 120_000);
+    expect(reminder).toMatchObject({
+      rule: expect.stringMatching(/^sub:demo-passenger-\d$/),
+      changes: [],
+      summary: expect.stringMatching(/ (departs|starts) in \d+ min/),
+    });
+    const living = await waitForLog(
+      proc,
+      (l) => (l.living as { step?: string } | undefined)?.step === "updated",
+      120_000,
+    );
+    expect(living).toMatchObject({ rule: "gate-desk-board", type: "slack" });
+    expect((living.living as { message: string[] }).message[0]).toMatch(/ departs /);
+    proc.child.kill("SIGTERM");
+    const { code } = await exitWithin(proc, Date.now());
+    expect(code, proc.stderr()).toBe(0);
+  }, 180_000);
+
   it("stops cleanly on a SIGTERM that arrives during start-up", async () => {
     const proc = demo();
     // The rules load before the pipeline starts: signal right then.

@@ -35,6 +35,8 @@ describe("the demo's passengers", () => {
         preset: "essentials",
         status: "active",
         channel: { type: "email", to: `passenger${i + 1}@example.com` },
+        // Due within the first minute of `npm start` (60× real time) for most of them.
+        remind: ["15m before boarding", "20m before departure"],
       });
       expect(await store.get(s.id)).toEqual(s);
       // Its flight departs 25–75 minutes from now.
