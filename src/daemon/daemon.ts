@@ -166,7 +166,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness["checks"] = {};
     try {
-      await ops.ping();
+      // A command on the prefix's key, not PING: on a cluster it is the slot's master that
+      // must answer, and PING goes to any node.
+      await ops.exists(keys.detection);
       checks.redis = { ok: true, detail: `answers at ${keys.prefix}` };
     } catch (err) {
       checks.redis = { ok: false, detail: describeError(err) };
@@ -200,7 +202,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (stuck.length === 0) return { live: true, detail: "ok" };
     // A Redis out of reach is readiness's business: restarting would not bring it back.
     try {
-      await ops.ping();
+      await ops.exists(keys.detection);
     } catch {
       return { live: true, detail: "Redis out of reach; waiting for it" };
     }

@@ -36,7 +36,12 @@ export function isRedisConnectionError(err: unknown): boolean {
     err.name === "MaxRetriesPerRequestError" ||
     err.message === "Connection is closed." ||
     err.message.startsWith("Command aborted due to connection close") ||
-    err.message.startsWith("LOADING ")
+    err.message.startsWith("LOADING ") ||
+    // A Redis Cluster failing over: its client's own words while no master serves a slot.
+    err.message.startsWith("Too many Cluster redirections.") ||
+    err.message === "Failed to refresh slots cache." ||
+    err.message === "None of startup nodes is available" ||
+    err.message.startsWith("CLUSTERDOWN ")
   );
 }
 
@@ -92,11 +97,11 @@ export function redisRefusal(err: unknown): RedisRefusal | undefined {
         "REDIS_URL points at a read-only replica (after a failover?): point it at the primary, or at an endpoint that follows failovers",
     };
   }
-  if (/^(MOVED|ASK|CLUSTERDOWN|CROSSSLOT|TRYAGAIN) /.test(m)) {
+  if (/^(MOVED|ASK|CROSSSLOT) /.test(m)) {
     return {
       reason: "cluster",
       advice:
-        "REDIS_URL points at a Redis Cluster node: flightwatch needs a single Redis (or a primary with replicas); point REDIS_URL at one",
+        'REDIS_URL points at a Redis Cluster node without ?cluster: add it (redis://host:6379?cluster, docs/operations.md "Redis Cluster")',
     };
   }
   if (/^(NOAUTH|WRONGPASS|NOPERM) /.test(m)) {

@@ -15,7 +15,7 @@
  */
 
 import type { Alert } from "../dispatch/alert.js";
-import type { RedisConnection } from "./redis-connection.js";
+import { type RedisConnection, unwatch } from "./redis-connection.js";
 import type { RedisKeys } from "./redis-keys.js";
 import { fieldOf } from "./stream-consumer.js";
 
@@ -127,7 +127,7 @@ export class AlertStore<S> {
       try {
         decided = decide(raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S))));
       } catch (err) {
-        if (keys.length > 0) await this.#redis.unwatch();
+        if (keys[0] !== undefined) await unwatch(this.#redis, keys[0]);
         throw err;
       }
       const tx = this.#redis.multi();

@@ -13,7 +13,7 @@
 import type { ChangeEvent } from "../diff/change.js";
 import type { FlightSnapshot } from "../diff/flight-snapshot.js";
 import { encodeOutboxEntries, OUTBOX_FIELD } from "./outbox-entry.js";
-import type { RedisConnection } from "./redis-connection.js";
+import { type RedisConnection, unwatch } from "./redis-connection.js";
 import type { RedisKeys } from "./redis-keys.js";
 
 /** Detection state, as kept in the `detection` hash. */
@@ -156,7 +156,7 @@ export class DetectionStore {
 
   /** Stops watching (after a poll that commits nothing). */
   async unwatch(): Promise<void> {
-    await this.#redis.unwatch();
+    await unwatch(this.#redis, this.#keys.detection);
   }
 
   async readState(): Promise<DetectionState> {

@@ -7,7 +7,7 @@
  * retries through a failover; every key of a deployment carries one hash tag (see
  * redis-keys.ts), so its transactions and scripts stay within one slot.
  */
-import { Cluster, type ClusterNode, Redis, type RedisOptions } from "ioredis";
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import { ErrorCode, FlightwatchError } from "../errors.js";
 import { maskUrl } from "../log/mask-url.js";
 
@@ -49,7 +49,7 @@ export async function connectRedis(
   const redis: RedisConnection =
     cluster === undefined
       ? new Redis(url, redisOptions)
-      : new Cluster(cluster.nodes, {
+      : new ClosingCluster(cluster.nodes, {
           lazyConnect: true,
           enableAutoPipelining: Boolean(options.autoPipelining),
           // Slots move (a failover, a migration): retry after a moment, as often as a
@@ -75,9 +75,27 @@ export async function connectRedis(
   try {
     await withTimeout(redis.connect(), options.timeoutMs ?? 3000);
     await withTimeout(redis.ping(), options.timeoutMs ?? 3000);
+    // A cluster's node named without `?cluster` would answer every key with MOVED.
+    if (cluster === undefined && (await clusterEnabled(redis as Redis))) {
+      redis.disconnect();
+      throw new FlightwatchError(
+        ErrorCode.REDIS_UNAVAILABLE,
+        `REDIS_URL: ${maskUrl(url)} is a node of a Redis Cluster: add ?cluster to REDIS_URL (${maskUrl(url)}?cluster; see docs/operations.md, "Redis Cluster")`,
+      );
+    }
   } catch (err) {
+    if (err instanceof FlightwatchError) throw err;
     redis.disconnect();
-    const why = firstError ?? (err instanceof Error ? err : new Error(String(err)));
+    const caught = firstError ?? (err instanceof Error ? err : new Error(String(err)));
+    // A cluster says why a node refused in the error it wraps.
+    const why = (caught as Error & { lastNodeError?: Error }).lastNodeError ?? caught;
+    if (/cluster support disabled/i.test(why.message)) {
+      throw new FlightwatchError(
+        ErrorCode.REDIS_UNAVAILABLE,
+        `REDIS_URL: the Redis at ${maskUrl(url)} is not a cluster node (${why.message}): remove ?cluster from REDIS_URL`,
+        { cause: why },
+      );
+    }
     const refused = credentialsRefused(why, url);
     if (refused !== undefined) {
       throw new FlightwatchError(
@@ -93,6 +111,15 @@ export async function connectRedis(
     );
   }
   return redis;
+}
+
+/** Whether a single connection's server is a cluster node (INFO refused: taken as not). */
+async function clusterEnabled(redis: Redis): Promise<boolean> {
+  try {
+    return /cluster_enabled:1/.test(await redis.info("cluster"));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -148,6 +175,59 @@ export async function deleteByPattern(redis: RedisConnection, pattern: string): 
 
 /** A connection to one Redis, or to a Redis Cluster (`?cluster` in REDIS_URL). */
 export type RedisConnection = Redis | Cluster;
+
+/**
+ * Ends a WATCH on `key` without a transaction. UNWATCH names no key, so a cluster would
+ * send it to any master, leaving the watch on the key's own (and the next transaction
+ * there failing for a write made meanwhile): there an empty transaction on the key
+ * ends it instead.
+ */
+export async function unwatch(redis: RedisConnection, key: string): Promise<void> {
+  if (redis instanceof Cluster) await redis.multi().exists(key).exec();
+  else await redis.unwatch();
+}
+
+/**
+ * ioredis's Cluster, closed for good when disconnected. A command waiting in the
+ * Cluster's failover retry when `disconnect()` is called is otherwise parked in its
+ * offline queue, which nothing flushes again — late node events turn the status from
+ * `end` back to `close` — so its promise never settles: BullMQ's `Worker.close()` then
+ * waits on its blocking read forever, and a graceful stop after a failover ran out its
+ * time. Here a disconnected cluster takes no more commands (they fail at once), and
+ * one connected again (BullMQ recovers that way) takes them again; its duplicates (what
+ * BullMQ blocks on) are the same.
+ */
+class ClosingCluster extends Cluster {
+  readonly #seeds: ClusterNode[];
+
+  constructor(seeds: ClusterNode[], options: ClusterOptions) {
+    super(seeds, options);
+    this.#seeds = seeds;
+  }
+
+  override connect(): Promise<void> {
+    this.options.enableOfflineQueue = true;
+    return super.connect();
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.options.enableOfflineQueue = false;
+    super.disconnect(reconnect);
+  }
+
+  override quit(callback?: (err?: Error | null, result?: "OK") => void): Promise<"OK"> {
+    this.options.enableOfflineQueue = false;
+    return super.quit(callback);
+  }
+
+  override duplicate(
+    overrideStartupNodes: ClusterNode[] = [],
+    overrideOptions: ClusterOptions = {},
+  ): Cluster {
+    const nodes = overrideStartupNodes.length > 0 ? overrideStartupNodes : this.#seeds.slice();
+    return new ClosingCluster(nodes, { ...this.options, ...overrideOptions });
+  }
+}
 
 /**
  * The seed nodes and connection options of a cluster URL (`?cluster`, or

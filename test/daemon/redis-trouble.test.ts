@@ -104,7 +104,8 @@ describe("Redis refusing commands", () => {
       ],
       ["MOVED 2661 127.0.0.1:7100", "cluster"],
       ["ASK 2661 127.0.0.1:7101", "cluster"],
-      ["CLUSTERDOWN The cluster is down", "cluster"],
+      // A cluster failing over is out of reach for a while, not a refusal.
+      ["CLUSTERDOWN The cluster is down", undefined],
       ["CROSSSLOT Keys in request don't hash to the same slot", "cluster"],
       ["NOAUTH Authentication required.", "auth"],
       ["WRONGPASS invalid username-password pair or user is disabled.", "auth"],
@@ -122,7 +123,17 @@ describe("Redis refusing commands", () => {
     });
     expect(redisRefusal(aborted)?.reason).toBe("oom");
     expect(redisRefusal("OOM")).toBeUndefined();
-    expect(redisRefusal(replyError("MOVED 1 x"))?.advice).toMatch(/REDIS_URL/);
+    expect(redisRefusal(replyError("MOVED 1 x"))?.advice).toMatch(
+      /add it \(redis:\/\/host:6379\?cluster/,
+    );
+    for (const message of [
+      "CLUSTERDOWN The cluster is down",
+      "Too many Cluster redirections. Last error: Error: Connection is closed.",
+      "Failed to refresh slots cache.",
+      "None of startup nodes is available",
+    ]) {
+      expect(isRedisConnectionError(new Error(message)), message).toBe(true);
+    }
   });
 
   it("logs one error line per kind and reminder interval, counting each error", () => {
