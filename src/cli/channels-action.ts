@@ -6,7 +6,7 @@
  * answered. Nothing is queued, recorded or retried.
  */
 import { Redis } from "ioredis";
-import { readPublicUrl, rulesDir } from "../config/daemon-config.js";
+import { readPublicUrl, readSlackApiUrl, rulesDir } from "../config/daemon-config.js";
 import { redisSettingsFromEnv } from "../config/detect-settings.js";
 import { readEmailSettings } from "../config/email-settings.js";
 import { readRuleVariables } from "../config/rule-variables.js";
@@ -51,6 +51,7 @@ export async function runChannelsTest(
 ): Promise<number> {
   const zone = env.AIRPORT_TIMEZONE?.trim() || DEFAULT_AIRPORT_TIMEZONE;
   const outbound = readOutboundAllow(env);
+  const slackApiUrl = readSlackApiUrl(env.SLACK_API_URL);
   const email = readEmailSettings(env);
   const settings = redisSettingsFromEnv(env);
   const keys = redisKeys(settings.prefix);
@@ -112,6 +113,7 @@ export async function runChannelsTest(
       keys,
       console: { write: (text) => void process.stdout.write(text), json: false },
       outbound,
+      ...(slackApiUrl !== undefined ? { slackApiUrl } : {}),
     });
     const alert = sampleAlert(rule, Date.now(), zone);
     const results: Tested[] = [];

@@ -106,6 +106,12 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     "2d",
   ),
   v(
+    "SLACK_API_URL",
+    "the base URL of Slack's Web API for living messages (a proxy in front of it, or a look-alike in tests); the host must be public or in OUTBOUND_ALLOW",
+    "https://slack.com/api/",
+    "url",
+  ),
+  v(
     "PUBLIC_URL",
     "the base URL passengers reach flightwatch at (https; behind a reverse proxy, its URL): set, HTTP_PORT serves the passenger pages under /passenger/ and subscriptions' emails get one-click unsubscribe links to them",
   ),

@@ -65,6 +65,8 @@ export interface DaemonConfig {
    * subscriptions' emails carry one-click unsubscribe links to them; absent, neither.
    */
   publicUrl?: string;
+  /** SLACK_API_URL: Slack's Web API base for living messages; absent, Slack's own. */
+  slackApiUrl?: string;
   /** SUBSCRIPTION_SECRET: signs passengers' links; absent, one generated once is kept in Redis. */
   subscriptionSecret?: string;
   /** TRUST_PROXY: a page request's client is the last X-Forwarded-For address (a reverse proxy's word). */
@@ -225,6 +227,7 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
   const dashboardToken = problems.take(() => readToken(env, "DASHBOARD_TOKEN"));
   const metricsToken = problems.take(() => readToken(env, "METRICS_TOKEN"));
   const publicUrl = problems.take(() => readPublicUrl(env.PUBLIC_URL));
+  const slackApiUrl = problems.take(() => readSlackApiUrl(env.SLACK_API_URL));
   const subscriptionSecret = problems.take(() => readToken(env, "SUBSCRIPTION_SECRET"));
   const trustProxy = problems.take(() => readBoolean(env, "TRUST_PROXY"));
   const subscribeLimits: Partial<Record<LimitKind, Limit>> = {};
@@ -262,6 +265,7 @@ function checkDaemonConfig(env: Record<string, string>, options: ReadConfigOptio
     ...(dashboard && dashboardToken !== undefined ? { dashboardToken } : {}),
     ...(metricsToken !== undefined ? { metricsToken } : {}),
     ...(publicUrl !== undefined ? { publicUrl } : {}),
+    ...(slackApiUrl !== undefined ? { slackApiUrl } : {}),
     ...(subscriptionSecret !== undefined ? { subscriptionSecret } : {}),
     trustProxy: trustProxy ?? false,
     subscribeLimits,
@@ -284,6 +288,22 @@ function readLimit(env: Record<string, string>, name: string): Limit | undefined
     throw new ConfigError(name, `the window must be at least 1s, got "${text}"; ${example}`);
   }
   return { count, windowMs };
+}
+
+/** SLACK_API_URL: an http(s) URL, with a trailing slash (the client appends method names). */
+export function readSlackApiUrl(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  if (text === undefined || text === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError("SLACK_API_URL", `"${text}" is not a URL; e.g. https://slack.com/api/`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigError("SLACK_API_URL", `expected https:// (or http://), got ${url.protocol}//`);
+  }
+  return url.href.endsWith("/") ? url.href : `${url.href}/`;
 }
 
 /** Host names plain http is allowed to in PUBLIC_URL (as in an email's unsubscribe link). */

@@ -239,6 +239,7 @@ async function runUntilStopped(
           console: { write, json: face.console?.json ?? !process.stdout.isTTY },
           consoleOnly: Boolean(options.consoleOnly),
           outbound: config.outbound,
+          ...(config.slackApiUrl !== undefined ? { slackApiUrl: config.slackApiUrl } : {}),
         }),
       log,
       now,

@@ -32,6 +32,8 @@ export interface SendersOptions {
   consoleOnly?: boolean;
   /** Internal destinations webhooks and Slack may reach (OUTBOUND_ALLOW); none when absent. */
   outbound?: OutboundPolicy;
+  /** Slack's Web API base for living messages (SLACK_API_URL); Slack's own when absent. */
+  slackApiUrl?: string;
 }
 
 /** One sender per channel type; without email settings, email notifications are dead letters that say so. */
@@ -48,6 +50,7 @@ export function buildSenders(options: SendersOptions): Record<ChannelType, Chann
       limiter: new DestinationLimiter(options.redis, options.keys),
       threads: new SlackThreads(options.redis, options.keys),
       ...outbound,
+      ...(options.slackApiUrl !== undefined ? { slackApiUrl: options.slackApiUrl } : {}),
     }),
     email: new EmailSender(options.email),
   };

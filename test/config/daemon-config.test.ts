@@ -275,6 +275,7 @@ describe("readDaemonConfig", () => {
         "DASHBOARD_TOKEN",
         "METRICS_TOKEN",
         "SUBSCRIPTION_SECRET",
+        "SLACK_API_URL",
       ].sort(),
     );
   });
