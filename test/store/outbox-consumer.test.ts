@@ -44,7 +44,9 @@ describe("OutboxConsumer on a real Redis", () => {
 
   it("starts a new group after the events already there, unless asked for all", async () => {
     await add("old");
-    await consumer("a").ensureGroup();
+    // Says whether it made the group: a group that exists is left as it is.
+    expect(await consumer("a").ensureGroup()).toBe(true);
+    expect(await consumer("b").ensureGroup(true)).toBe(false);
     await add("new");
     expect((await consumer("a").read()).flatMap((e) => e.value.map((x) => x.id))).toEqual(["new"]);
     const all = new OutboxConsumer({
