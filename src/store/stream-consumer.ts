@@ -99,11 +99,10 @@ export class StreamConsumer<T> {
   }
 
   /**
-   * Creates the group unless it exists; resolves to whether it did. A new group starts
-   * after the entries already in the stream (`$`) or, with `fromStart`, at the oldest
-   * one kept.
+   * Creates the group unless it exists. A new group starts after the entries already
+   * in the stream (`$`) or, with `fromStart`, at the oldest one kept.
    */
-  async ensureGroup(fromStart = false): Promise<boolean> {
+  async ensureGroup(fromStart = false): Promise<void> {
     try {
       await this.#redis.xgroup(
         "CREATE",
@@ -112,10 +111,8 @@ export class StreamConsumer<T> {
         fromStart ? "0" : "$",
         "MKSTREAM",
       );
-      return true;
     } catch (err) {
       if (!(err instanceof Error && err.message.includes("BUSYGROUP"))) throw err;
-      return false;
     }
   }
 
@@ -132,11 +129,10 @@ export class StreamConsumer<T> {
       // The group is gone with Redis's data (a restart without persistence, FLUSHALL,
       // a failover to an empty replica) or was deleted. Every entry the stream holds
       // now came after that, so the group starts again at its start: nothing written
-      // since is missed. A stream moved to another cluster node (a slot migration)
-      // ends a blocked read the same way, but keeps its group: nothing to say then.
-      const created = await this.ensureGroup(true);
+      // since is missed.
+      await this.ensureGroup(true);
       this.rewind();
-      if (created) this.#onGroupRecreated?.(this.stream, this.group);
+      this.#onGroupRecreated?.(this.stream, this.group);
       return [];
     }
   }
