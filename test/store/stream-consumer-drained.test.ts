@@ -17,7 +17,7 @@ describe("StreamConsumer.drained", () => {
 
   beforeEach(async () => {
     t = await testRedis("drained");
-    stream = `${t.prefix}:s`;
+    stream = `{${t.prefix}}:s`;
   });
   afterEach(async () => {
     await t.cleanup();
