@@ -1,6 +1,6 @@
 /**
- * flightwatch on a real Redis Cluster under faults (three masters with a replica each,
- * started by the test): when the master serving the prefix's slot is SIGKILLed mid-run
+ * flightwatch on a real Redis Cluster (three masters with a replica each, started by
+ * the test): the whole pipeline, each gate change delivered once; when the master serving the prefix's slot is SIGKILLed mid-run
  * its replica takes over and every gate change still arrives, exactly once; so it does
  * when the slot is migrated to another master under the running daemon (ASK,
  * TRYAGAIN, then MOVED).
@@ -17,6 +17,15 @@ describe("chaos: a Redis Cluster failing over and resharding under the daemon", 
   afterAll(async () => {
     await cluster?.close();
   });
+
+  it("runs the whole pipeline: each gate change delivered once", async () => {
+    const { tl, move } = gateTimeline("cluster-run", cluster.url, { KL1921: "F1", KL1922: "F2" });
+    move("0s", "KL1921", "F11", "10s");
+    move("3s", "KL1922", "F12", "10s");
+    move("3s", "KL1921", "F21", "10s");
+    const result = await tl.run();
+    expect(result.deliveries).toHaveLength(3);
+  }, 180_000);
 
   it("loses nothing when the prefix's master fails over", async () => {
     const failovers: { killed: number; promoted: number }[] = [];
