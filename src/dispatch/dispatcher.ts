@@ -295,13 +295,17 @@ export class Dispatcher {
     for (const observed of observations) {
       const isSilent = silentKeys.has(observed.flight.key);
       const key = observed.flight.key;
+      // One flight's groups at a time: a subscription both woken and silent is one
+      // target, and the duplicate check stays within the flight (not the whole sweep).
+      const mine: MatchGroup[] = [];
       if (sweepRules || isSilent) {
-        addReminding(groups, ruleSet.reminding(observed, now), key, observed);
+        addReminding(mine, ruleSet.reminding(observed, now), key, observed);
       }
-      if (wokenSet) addReminding(groups, wokenSet.reminding(observed, now), key, observed);
+      if (wokenSet) addReminding(mine, wokenSet.reminding(observed, now), key, observed);
       if (isSilent && silentSet) {
-        addReminding(groups, silentSet.reminding(observed, now), key, observed);
+        addReminding(mine, silentSet.reminding(observed, now), key, observed);
       }
+      for (const group of mine) groups.push(group);
     }
     const alerts: Alert[] = [];
     const catchUp = this.#catchUp;
