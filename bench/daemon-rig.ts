@@ -69,7 +69,7 @@ export async function startBenchAirport(
     rulesDir,
     operating,
     async clearRedis() {
-      await deleteByPattern(t.redis, `{${t.prefix}}*`);
+      await deleteByPattern(t.redis, redisKeys(t.prefix).pattern);
     },
     async close() {
       await sim.close();

@@ -10,6 +10,7 @@ import {
   deleteByPattern,
   type RedisConnection,
 } from "../../src/store/redis-connection.js";
+import { redisKeys } from "../../src/store/redis-keys.js";
 
 /** Redis URL the tests use. */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -41,7 +42,7 @@ export async function testRedis(label = "test", url = TEST_REDIS_URL): Promise<T
     redis,
     prefix,
     async cleanup() {
-      await deleteByPattern(redis, `{${prefix}}*`);
+      await deleteByPattern(redis, redisKeys(prefix).pattern);
       redis.disconnect();
     },
   };

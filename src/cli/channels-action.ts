@@ -54,7 +54,7 @@ export async function runChannelsTest(
   const slackApiUrl = readSlackApiUrl(env.SLACK_API_URL);
   const email = readEmailSettings(env);
   const settings = redisSettingsFromEnv(env);
-  const keys = redisKeys(settings.prefix);
+  const keys = redisKeys(settings.prefix, settings.deliveryShards);
   let redis: RedisConnection | undefined;
   try {
     const subscriptionId = subscriptionIdOf(id);

@@ -18,6 +18,7 @@ import { InvalidParamError } from "../errors.js";
 import { cleanText } from "../log/clean-text.js";
 import { maskUrl } from "../log/mask-url.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
+import { storedDeliveryShards } from "../store/delivery-shards.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import { connectRedis } from "../store/redis-connection.js";
 import { type RedisKeys, redisKeys, SIMULATOR_PREFIX } from "../store/redis-keys.js";
@@ -30,13 +31,14 @@ import { instant, integer } from "./flag-values.js";
 export async function listDeliveries(flags: ListFlags): Promise<void> {
   const limit = integer("--limit", flags.limit ?? "20", 1, 10_000);
   await withQueues(async ({ queues, log, redis, where }) => {
-    // Any of these exists once a daemon or watcher has run under the prefix.
-    const known = await redis.exists(
-      ...queues.metaKeys(),
-      where.keys.deliveries,
-      where.keys.detection,
-      where.keys.outbox,
+    // Any of these exists once a daemon or watcher has run under the prefix (one by
+    // one: on a cluster, the delivery shards' keys are in slots of their own).
+    const seen = await Promise.all(
+      [...queues.metaKeys(), where.keys.deliveries, where.keys.detection, where.keys.outbox].map(
+        (key) => redis.exists(key),
+      ),
     );
+    const known = seen.some((n) => n > 0);
     const [recent, deadLetters, disabled, counts] = await Promise.all([
       log.recent(limit),
       queues.deadLetters(limit),
@@ -47,7 +49,7 @@ export async function listDeliveries(flags: ListFlags): Promise<void> {
       const report = {
         prefix: where.prefix,
         redis: maskUrl(where.url),
-        found: known > 0,
+        found: known,
         recent,
         deadLetters: deadLetters.slice(0, limit),
         disabled,
@@ -57,7 +59,7 @@ export async function listDeliveries(flags: ListFlags): Promise<void> {
       return;
     }
     process.stdout.write(
-      `${heading(where, known > 0)}\n${listing(recent, deadLetters.slice(0, limit), disabled, counts)}`,
+      `${heading(where, known)}\n${listing(recent, deadLetters.slice(0, limit), disabled, counts)}`,
     );
   });
 }
@@ -170,14 +172,23 @@ async function withQueues(
   }) => Promise<void>,
 ): Promise<void> {
   const settings = redisSettingsFromEnv(process.env);
-  const keys = redisKeys(settings.prefix);
+  const redis = await connectRedis(settings.url);
+  // The deployment's own number of delivery shards, once written, whatever this
+  // process's DELIVERY_SHARDS says: the listing must see every shard.
+  const configured = redisKeys(settings.prefix, settings.deliveryShards);
+  const keys = redisKeys(
+    settings.prefix,
+    (await storedDeliveryShards(redis, configured).catch((err: unknown) => {
+      redis.disconnect();
+      throw err;
+    })) ?? settings.deliveryShards,
+  );
   const where: Where = {
     url: settings.url,
     prefix: settings.prefix,
     prefixGiven: Boolean(process.env.FLIGHTWATCH_PREFIX?.trim()),
     keys,
   };
-  const redis = await connectRedis(settings.url);
   // Read-only: a listing (or a retry under a wrong prefix) must not create queues.
   const queues = new DeliveryQueues(redis, keys, { readOnly: true });
   try {

@@ -57,6 +57,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     "url",
   ),
   v("FLIGHTWATCH_PREFIX", "prefix of every Redis key (one deployment per prefix)", "flightwatch"),
+  v(
+    "DELIVERY_SHARDS",
+    "hash tags the delivery queues are split over; the same in every process",
+    "1 (8 with ?cluster)",
+  ),
   v("FLIGHTWATCH_RULES", "directory of rule files", "rules"),
   v("POLL_INTERVAL", "time between polls", "30s"),
   v(

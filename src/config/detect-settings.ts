@@ -6,6 +6,7 @@
  * |---|---|---|
  * | `REDIS_URL` | `redis://127.0.0.1:6379` | redis:// or rediss://, password in the URL |
  * | `FLIGHTWATCH_PREFIX` | `flightwatch` | key prefix (a Redis Cluster hash tag) |
+ * | `DELIVERY_SHARDS` | 1; 8 on a cluster | hash tags delivery is split over (the same in every process) |
  * | `POLL_INTERVAL` | `30s` | time between polls |
  * | `POLL_OVERLAP` | `60s` | the most incremental windows reach back (sized from the observed stamp lag) |
  * | `POLL_OVERLAP_MIN` | `1s` | the least they reach back (at least 2 s until the lag is measured) |
@@ -19,7 +20,7 @@
 import { DEFAULT_DETECTOR_SETTINGS, type DetectorSettings } from "../detect/detector.js";
 import { checkHorizonDays } from "../detect/horizon.js";
 import { ConfigError, ConfigProblems } from "../errors.js";
-import { DEFAULT_PREFIX } from "../store/redis-keys.js";
+import { DEFAULT_PREFIX, MAX_DELIVERY_SHARDS } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
 
 /** Environment variables read here. */
@@ -31,14 +32,19 @@ export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 export interface RedisSettings {
   url: string;
   prefix: string;
+  /** Hash tags delivery is split over (see redis-keys.ts); absent: 1. */
+  deliveryShards?: number;
 }
+
+/** Default of `DELIVERY_SHARDS` on a Redis Cluster: a few shards for each of three masters. */
+export const CLUSTER_DELIVERY_SHARDS = 8;
 
 const get = (env: DetectEnv, name: string): string | undefined => {
   const value = env[name];
   return value === undefined || value.trim() === "" ? undefined : value.trim();
 };
 
-/** `REDIS_URL` and `FLIGHTWATCH_PREFIX`. */
+/** `REDIS_URL`, `FLIGHTWATCH_PREFIX` and `DELIVERY_SHARDS`. */
 export function redisSettingsFromEnv(env: DetectEnv): RedisSettings {
   const url = get(env, "REDIS_URL") ?? DEFAULT_REDIS_URL;
   let parsed: URL;
@@ -51,7 +57,18 @@ export function redisSettingsFromEnv(env: DetectEnv): RedisSettings {
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new ConfigError("REDIS_URL", `expected redis:// or rediss://, got ${parsed.protocol}//`);
   }
-  return { url, prefix: get(env, "FLIGHTWATCH_PREFIX") ?? DEFAULT_PREFIX };
+  const shardsText = get(env, "DELIVERY_SHARDS");
+  let deliveryShards = parsed.searchParams.has("cluster") ? CLUSTER_DELIVERY_SHARDS : 1;
+  if (shardsText !== undefined) {
+    deliveryShards = /^\d{1,4}$/.test(shardsText) ? Number(shardsText) : Number.NaN;
+    if (!(deliveryShards >= 1 && deliveryShards <= MAX_DELIVERY_SHARDS)) {
+      throw new ConfigError(
+        "DELIVERY_SHARDS",
+        `"${shardsText}" is not a number of delivery shards (a whole number from 1 to ${MAX_DELIVERY_SHARDS})`,
+      );
+    }
+  }
+  return { url, prefix: get(env, "FLIGHTWATCH_PREFIX") ?? DEFAULT_PREFIX, deliveryShards };
 }
 
 /**

@@ -92,7 +92,7 @@ export const READY_POLL_INTERVALS = 3;
 /** Starts the daemon; rejects (FW_ERR_REDIS_UNAVAILABLE) when Redis is not there. */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
-  const keys = redisKeys(config.redis.prefix);
+  const keys = redisKeys(config.redis.prefix, config.redis.deliveryShards);
   const role = options.role ?? config.role;
   const stagesRun = stagesOf(role, options.without);
   const polls = stagesRun.has("poll");
@@ -354,7 +354,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             "graceful stop took too long; in-flight notifications are handed back to the other workers",
           );
         }
-        await queues.close().catch(() => undefined);
+        // Bounded too: a queue's close waits on Redis, which may be the very trouble.
+        await Promise.race([
+          queues.close().catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, CLOSE_QUEUES_MS).unref()),
+        ]);
         ops.disconnect();
         await server?.close();
         passengers?.close();
@@ -365,6 +369,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   };
 }
+
+/** The longest wait for the queues to close once the pipeline has stopped (or given up). */
+const CLOSE_QUEUES_MS = 2_000;
 
 /** How often what Redis holds is looked at (data loss, progress of other pollers), at most. */
 const STATE_CHECK_MS = 5_000;

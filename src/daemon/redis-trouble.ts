@@ -65,7 +65,7 @@ export function isLockLost(err: unknown): boolean {
 /** A kind of refusal by a Redis that answers: what it means and what to do. */
 export interface RedisRefusal {
   /** Closed set, a metric label: `oom`, `readonly`, `cluster`, `auth`, `misconf`. */
-  reason: "oom" | "readonly" | "cluster" | "auth" | "misconf";
+  reason: "oom" | "readonly" | "cluster" | "crossslot" | "auth" | "misconf";
   /** One line for the operator: the cause and what to do about it. */
   advice: string;
 }
@@ -97,7 +97,15 @@ export function redisRefusal(err: unknown): RedisRefusal | undefined {
         "REDIS_URL points at a read-only replica (after a failover?): point it at the primary, or at an endpoint that follows failovers",
     };
   }
-  if (/^(MOVED|ASK|CROSSSLOT) /.test(m)) {
+  // A cluster client follows MOVED and ASK itself; one spanning hash tags is a defect.
+  if (m.startsWith("CROSSSLOT ")) {
+    return {
+      reason: "crossslot",
+      advice:
+        "a command spanned several hash tags of the Redis Cluster: a flightwatch defect; please report it with this line",
+    };
+  }
+  if (/^(MOVED|ASK) /.test(m)) {
     return {
       reason: "cluster",
       advice:

@@ -235,7 +235,7 @@ async function runUntilStopped(
         buildSenders({
           ...(config.email ? { email: config.email } : {}),
           redis: plain,
-          keys: redisKeys(config.redis.prefix),
+          keys: redisKeys(config.redis.prefix, config.redis.deliveryShards),
           console: { write, json: face.console?.json ?? !process.stdout.isTTY },
           consoleOnly: Boolean(options.consoleOnly),
           outbound: config.outbound,
@@ -315,9 +315,19 @@ async function runUntilStopped(
         log.warn({ err }, "clean-up after the stop failed"),
       );
     }
-    if (exitAfterCleanup) setTimeout(() => process.exit(RUN_EXIT.ok), 100).unref();
+    // Once stopped and cleaned up, nothing is left to do: a handle still open (a send in
+    // flight after an unclean stop; a cluster client still reconnecting to a master that
+    // died) must not keep the process alive past its stop. The exit code is the one
+    // bin/flightwatch.js has set by then (unref'd: a process that drains exits earlier).
+    setTimeout(
+      () => process.exit(exitAfterCleanup ? RUN_EXIT.ok : process.exitCode),
+      exitAfterCleanup ? 100 : LINGER_AFTER_STOP_MS,
+    ).unref();
   }
 }
+
+/** How long a stopped process may take to drain its last handles before it exits anyway. */
+const LINGER_AFTER_STOP_MS = 1_000;
 
 /** Deletes the keys of a private prefix (the embedded simulator's); resolves to how many. */
 async function removeKeys(url: string, prefix: string): Promise<number> {

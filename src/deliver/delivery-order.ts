@@ -123,6 +123,14 @@ export const takesNoPlace = (notification: Notification): boolean =>
 export const sequenceOf = (notification: Notification): number =>
   takesNoPlace(notification) ? 0 : (notification.alert.sequence ?? 0);
 
+/** A claim's reply as an OrderTurn. */
+function turnOf([kind, ...rest]: string[]): OrderTurn {
+  if (kind === "go") return { kind: "go" };
+  if (kind === "busy") return { kind: "busy" };
+  if (kind === "stale") return { kind: "stale", delivered: Number(rest[0]) };
+  return { kind: "older", ids: rest };
+}
+
 /** The orders of every (rule, flight, channel), in Redis. */
 export class DeliveryOrder {
   readonly #redis: RedisConnection;
@@ -154,15 +162,36 @@ export class DeliveryOrder {
    */
   async pending(notifications: readonly Notification[]): Promise<void> {
     const placed = notifications.filter((n) => !takesNoPlace(n));
-    // Stryker disable next-line ConditionalExpression: "false": a shortcut; a script over no keys does nothing either ("true" is killed)
-    if (placed.length === 0) return;
-    const keys: string[] = [];
-    const args: string[] = [String(this.#retentionMs)];
-    for (const n of placed) {
-      keys.push(this.#keys.deliveryOrder(orderOf(n)));
-      args.push(String(sequenceOf(n)), n.id);
-    }
-    await this.#redis.eval(PENDING, keys.length, ...keys, ...args);
+    // One script per delivery shard: a script's keys must share a hash tag.
+    await Promise.all(
+      this.#byShard(placed).map(async (group) => {
+        const keys: string[] = [];
+        const args: string[] = [String(this.#retentionMs)];
+        for (const { item: n, order } of group) {
+          keys.push(this.#keys.deliveryOrder(order));
+          args.push(String(sequenceOf(n)), n.id);
+        }
+        await this.#redis.eval(PENDING, keys.length, ...keys, ...args);
+      }),
+    );
+  }
+
+  /**
+   * Notifications (or what holds one) grouped by their order's delivery shard, each
+   * with its order and its index in `items`; no group is empty.
+   */
+  #byShard<T extends Notification | { notification: Notification }>(
+    items: readonly T[],
+  ): { item: T; order: string; index: number }[][] {
+    const groups = new Map<number, { item: T; order: string; index: number }[]>();
+    items.forEach((item, index) => {
+      const order = orderOf("notification" in item ? item.notification : item);
+      const shard = this.#keys.shardOf(order);
+      const group = groups.get(shard) ?? [];
+      group.push({ item, order, index });
+      groups.set(shard, group);
+    });
+    return [...groups.values()];
   }
 
   /** Tries to take the turn to send; see OrderTurn. */
@@ -173,24 +202,31 @@ export class DeliveryOrder {
   async #claim(
     claims: readonly { notification: Notification; lockMs: number }[],
   ): Promise<OrderTurn[]> {
-    const keys: string[] = [];
-    const args: string[] = [];
-    for (const { notification, lockMs } of claims) {
-      const order = orderOf(notification);
-      keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
-      args.push(
-        notification.id,
-        String(sequenceOf(notification)),
-        String(Math.max(1, Math.round(lockMs))),
-      );
-    }
-    const replies = (await this.#redis.eval(CLAIM, keys.length, ...keys, ...args)) as string[][];
-    return replies.map(([kind, ...rest]): OrderTurn => {
-      if (kind === "go") return { kind: "go" };
-      if (kind === "busy") return { kind: "busy" };
-      if (kind === "stale") return { kind: "stale", delivered: Number(rest[0]) };
-      return { kind: "older", ids: rest };
-    });
+    const turns: OrderTurn[] = new Array(claims.length);
+    await Promise.all(
+      this.#byShard(claims).map(async (group) => {
+        const keys: string[] = [];
+        const args: string[] = [];
+        for (const { item, order } of group) {
+          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+          args.push(
+            item.notification.id,
+            String(sequenceOf(item.notification)),
+            String(Math.max(1, Math.round(item.lockMs))),
+          );
+        }
+        const replies = (await this.#redis.eval(
+          CLAIM,
+          keys.length,
+          ...keys,
+          ...args,
+        )) as string[][];
+        group.forEach(({ index }, i) => {
+          turns[index] = turnOf(replies[i] as string[]);
+        });
+      }),
+    );
+    return turns;
   }
 
   /** Releases the turn, keeping the notification in the order (it will be retried). */
@@ -215,17 +251,24 @@ export class DeliveryOrder {
   async #done(
     dones: readonly { notification: Notification; delivered: boolean }[],
   ): Promise<(string | undefined)[]> {
-    const keys: string[] = [];
-    const args: string[] = [String(this.#retentionMs)];
-    for (const { notification, delivered } of dones) {
-      const order = orderOf(notification);
-      keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
-      // Alerts from before there were sequences (0) order nothing.
-      const seq = sequenceOf(notification);
-      args.push(notification.id, delivered && seq > 0 ? String(seq) : "");
-    }
-    const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
-    return replies.map((next) => (next === "" ? undefined : next));
+    const nexts: (string | undefined)[] = new Array(dones.length);
+    await Promise.all(
+      this.#byShard(dones).map(async (group) => {
+        const keys: string[] = [];
+        const args: string[] = [String(this.#retentionMs)];
+        for (const { item, order } of group) {
+          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+          // Alerts from before there were sequences (0) order nothing.
+          const seq = sequenceOf(item.notification);
+          args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "");
+        }
+        const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
+        group.forEach(({ index }, i) => {
+          nexts[index] = replies[i] === "" ? undefined : replies[i];
+        });
+      }),
+    );
+    return nexts;
   }
 
   /** Takes ids out of a notification's order (done elsewhere, or gone). */

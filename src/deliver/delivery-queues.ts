@@ -1,6 +1,8 @@
 /**
  * The delivery queues: one BullMQ queue per channel type (so each type has its own
- * workers and concurrency), one job per notification. The job id is the notification
+ * workers and concurrency) in each delivery shard (see redis-keys.ts: a notification's
+ * shard is its order's, so every notification of one rule, flight and channel is in one
+ * queue), one job per notification. The job id is the notification
  * id, and a deduplication key of the same id outlives the job: enqueueing the same
  * notification again — after a crash between enqueue and acknowledging the alert —
  * adds nothing. Failed jobs are the dead letters: they keep their reason and can be
@@ -12,15 +14,24 @@ import { attemptsOf, type RetrySchedule } from "../rules/retry-schedule.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
-import { DeliveryOrder } from "./delivery-order.js";
+import { DeliveryOrder, orderOf } from "./delivery-order.js";
 import { type ChannelType, type Notification, notificationId } from "./notification.js";
 import type { DeliveryFailureReason } from "./send-outcome.js";
 
 /** How long a notification id is not enqueued again (and its order kept), by default: 3 days. */
 export const DEFAULT_DEDUP_MS = 3 * 86_400_000;
 
-/** The BullMQ queue name of a channel type. */
-export const queueName = (type: ChannelType): string => `deliver-${type}`;
+/**
+ * The BullMQ queue name of a channel type in a delivery shard: `deliver-webhook` in the
+ * first, `deliver-webhook-3` in the fourth (names differ, so that the dashboard tells
+ * the shards apart).
+ */
+export const queueName = (type: ChannelType, shard = 0): string =>
+  shard === 0 ? `deliver-${type}` : `deliver-${type}-${shard}`;
+
+/** The delivery shard of a notification: its order's (redis-keys.ts). */
+export const shardOfNotification = (keys: RedisKeys, notification: Notification): number =>
+  keys.shardOf(orderOf(notification));
 
 /** Name of the custom backoff that follows a job's retry schedule (see delivery-worker.ts). */
 export const SCHEDULE_BACKOFF = "schedule";
@@ -72,14 +83,17 @@ export interface DeliveryQueuesOptions {
 
 /** The queue side of delivery: enqueue, dead letters, re-sending. */
 export class DeliveryQueues {
-  readonly #queues = new Map<ChannelType, Queue<DeliveryJob>>();
+  /** Each channel type's queues, one per delivery shard. */
+  readonly #queues = new Map<ChannelType, Queue<DeliveryJob>[]>();
   readonly #options: Required<DeliveryQueuesOptions>;
   readonly #connection: RedisConnection;
+  readonly #keys: RedisKeys;
   readonly #order: DeliveryOrder;
 
   /** `connection` is shared by the queues (plain commands only). */
   constructor(connection: RedisConnection, keys: RedisKeys, options: DeliveryQueuesOptions = {}) {
     this.#connection = connection;
+    this.#keys = keys;
     this.#options = {
       onError: options.onError ?? (() => undefined),
       readOnly: options.readOnly ?? false,
@@ -89,26 +103,42 @@ export class DeliveryQueues {
     };
     this.#order = new DeliveryOrder(connection, keys, this.#options.dedupMs);
     for (const type of CHANNEL_TYPES) {
-      const queue = new Queue<DeliveryJob>(queueName(type), {
-        connection,
-        prefix: keys.queuePrefix,
-        ...(this.#options.readOnly ? { skipMetasUpdate: true } : {}),
-      });
-      // Unheard, BullMQ prints a connection error with console.error (multi-line, not
-      // a log line); the failing commands report the trouble to their callers anyway.
-      queue.on("error", (err) => options.onError?.(err));
-      this.#queues.set(type, queue);
+      const shards: Queue<DeliveryJob>[] = [];
+      for (let shard = 0; shard < keys.deliveryShards; shard++) {
+        const queue = new Queue<DeliveryJob>(queueName(type, shard), {
+          connection,
+          prefix: keys.queuePrefixOf(shard),
+          ...(this.#options.readOnly ? { skipMetasUpdate: true } : {}),
+        });
+        // Unheard, BullMQ prints a connection error with console.error (multi-line, not
+        // a log line); the failing commands report the trouble to their callers anyway.
+        queue.on("error", (err) => options.onError?.(err));
+        shards.push(queue);
+      }
+      this.#queues.set(type, shards);
     }
   }
 
-  /** The queue of a channel type. */
-  queue(type: ChannelType): Queue<DeliveryJob> {
-    return this.#queues.get(type) as Queue<DeliveryJob>;
+  /** The queue of a channel type in a delivery shard (the first by default). */
+  queue(type: ChannelType, shard = 0): Queue<DeliveryJob> {
+    const queue = this.#queues.get(type)?.[shard];
+    if (queue === undefined) throw new RangeError(`no ${type} queue in delivery shard ${shard}`);
+    return queue;
   }
 
-  /** Every queue, one per channel type (read-only use: the ops dashboard). */
+  /** The queue a notification goes to: its type's, in its shard. */
+  queueOf(notification: Notification): Queue<DeliveryJob> {
+    return this.queue(notification.type, shardOfNotification(this.#keys, notification));
+  }
+
+  /** The queues of a channel type, one per delivery shard. */
+  queuesOf(type: ChannelType): Queue<DeliveryJob>[] {
+    return this.#queues.get(type) ?? [];
+  }
+
+  /** Every queue, of every channel type and shard (read-only use: the ops dashboard). */
   all(): Queue<DeliveryJob>[] {
-    return [...this.#queues.values()];
+    return [...this.#queues.values()].flat();
   }
 
   /**
@@ -118,16 +148,17 @@ export class DeliveryQueues {
    */
   async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
     await this.#order.pending(jobs.map((job) => job.notification));
-    const byType = new Map<ChannelType, DeliveryJob[]>();
+    const byQueue = new Map<Queue<DeliveryJob>, DeliveryJob[]>();
     for (const job of jobs) {
-      const list = byType.get(job.notification.type) ?? [];
+      const queue = this.queueOf(job.notification);
+      const list = byQueue.get(queue) ?? [];
       list.push(job);
-      byType.set(job.notification.type, list);
+      byQueue.set(queue, list);
     }
     const { keepCompletedMs, keepFailedMs, dedupMs } = this.#options;
     await Promise.all(
-      [...byType].map(([type, list]) =>
-        this.queue(type).addBulk(
+      [...byQueue].map(([queue, list]) =>
+        queue.addBulk(
           list.map((data) => ({
             name: data.notification.ruleId,
             data,
@@ -149,11 +180,16 @@ export class DeliveryQueues {
   /** Dead letters, newest first, at most `limit` per channel type. */
   async deadLetters(limit = 100): Promise<DeadLetter[]> {
     const lists = await Promise.all(
-      CHANNEL_TYPES.map(async (type) =>
-        (await this.queue(type).getFailed(0, limit - 1)).map(deadLetterOf),
-      ),
+      this.all().map(async (queue) => (await queue.getFailed(0, limit - 1)).map(deadLetterOf)),
     );
-    return lists.flat().sort((a, b) => b.failedAt - a.failedAt);
+    // Newest first over every shard, at most `limit` per type.
+    const sorted = lists.flat().sort((a, b) => b.failedAt - a.failedAt);
+    const perType = new Map<ChannelType, number>();
+    return sorted.filter((letter) => {
+      const taken = perType.get(letter.type) ?? 0;
+      perType.set(letter.type, taken + 1);
+      return taken < limit;
+    });
   }
 
   /**
@@ -166,7 +202,7 @@ export class DeliveryQueues {
     const missing: string[] = [];
     const jobs: Job<DeliveryJob>[] = [];
     if (ids === "all") {
-      for (const type of CHANNEL_TYPES) jobs.push(...(await this.queue(type).getFailed()));
+      for (const queue of this.all()) jobs.push(...(await queue.getFailed()));
     } else {
       for (const id of ids) {
         const found = await this.#find(id);
@@ -196,8 +232,7 @@ export class DeliveryQueues {
     // Only what is kept of each job (its data, when it ended), one page at a time.
     const found: { data: DeliveryJob; at: number }[] = [];
     const originals = new Set<string>();
-    for (const type of CHANNEL_TYPES) {
-      const queue = this.queue(type);
+    for (const queue of this.all()) {
       for (const state of ["completed", "failed"] as const) {
         for (let offset = 0; ; offset += REPLAY_READ_BATCH) {
           // BullMQ scores finished jobs by when they finished.
@@ -254,19 +289,18 @@ export class DeliveryQueues {
   /** Jobs waiting, active, delayed, delivered (kept) and dead, per channel type. */
   async counts(): Promise<Record<ChannelType, Record<string, number>>> {
     const entries = await Promise.all(
-      CHANNEL_TYPES.map(
-        async (type) =>
-          [
-            type,
-            await this.queue(type).getJobCounts(
-              "waiting",
-              "active",
-              "delayed",
-              "completed",
-              "failed",
-            ),
-          ] as const,
-      ),
+      CHANNEL_TYPES.map(async (type) => {
+        const perShard = await Promise.all(
+          this.queuesOf(type).map((queue) =>
+            queue.getJobCounts("waiting", "active", "delayed", "completed", "failed"),
+          ),
+        );
+        const sum: Record<string, number> = {};
+        for (const counts of perShard) {
+          for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+        }
+        return [type, sum] as const;
+      }),
     );
     return Object.fromEntries(entries) as Record<ChannelType, Record<string, number>>;
   }
@@ -278,8 +312,7 @@ export class DeliveryQueues {
   async outstanding(limit = 1_000): Promise<{ count: number; ids: string[] }> {
     const states = ["waiting", "delayed", "active", "prioritized"] as const;
     const per = await Promise.all(
-      CHANNEL_TYPES.map(async (type) => {
-        const queue = this.queue(type);
+      this.all().map(async (queue) => {
         const [counts, ids] = await Promise.all([
           queue.getJobCounts(...states),
           queue.getRanges([...states], 0, limit - 1),
@@ -300,8 +333,7 @@ export class DeliveryQueues {
    */
   async shiftDelayed(byMs: number): Promise<number> {
     let moved = 0;
-    for (const type of CHANNEL_TYPES) {
-      const queue = this.queue(type);
+    for (const queue of this.all()) {
       // BullMQ scores a delayed job by its due instant × 4096 (plus an order within the ms).
       const delayed = queue.keys.delayed ?? queue.toKey("delayed");
       const entries = await this.#connection.zrange(delayed, 0, -1, "WITHSCORES");
@@ -328,12 +360,12 @@ export class DeliveryQueues {
 
   /** Closes the queues (not the shared connection). */
   async close(): Promise<void> {
-    await Promise.all([...this.#queues.values()].map((q) => q.close()));
+    await Promise.all(this.all().map((q) => q.close()));
   }
 
   async #find(id: string): Promise<Job<DeliveryJob> | undefined> {
-    for (const type of CHANNEL_TYPES) {
-      const job = await this.queue(type).getJob(id);
+    for (const queue of this.all()) {
+      const job = await queue.getJob(id);
       if (job) return job;
     }
     return undefined;

@@ -62,7 +62,8 @@ export interface DeliveryWorkersOptions {
   random?: () => number;
   /**
    * Jobs in flight per channel type (defaults: the sender's own `concurrency` — email:
-   * twice SMTP_MAX_CONNECTIONS — else webhook 64, slack 8, email 8, console 1).
+   * twice SMTP_MAX_CONNECTIONS — else webhook 64, slack 8, email 8, console 1), shared
+   * out over the type's delivery shards (each shard's worker takes its share, at least 1).
    */
   concurrency?: Partial<Record<ChannelType, number>>;
   /**
@@ -152,31 +153,40 @@ export class DeliveryWorkers {
       ChannelType,
       ChannelSender,
     ][]) {
-      const worker = new Worker<DeliveryJob>(
-        queueName(type),
-        (job, token) => this.#process(sender, job, token),
-        {
-          connection,
-          prefix: keys.queuePrefix,
-          concurrency:
-            options.concurrency?.[type] ?? sender.concurrency ?? DEFAULT_CONCURRENCY[type],
-          lockDuration: this.#lockDurationMs,
-          stalledInterval: stalledIntervalMs,
-          // A killed worker must not turn its jobs into dead letters: hand them on again.
-          maxStalledCount: 100,
-          settings: {
-            backoffStrategy: (attemptsMade, _type, err, job) =>
-              retryDelay(
-                (job?.data as DeliveryJob | undefined)?.retry ?? DEFAULT_RETRY_SCHEDULE,
-                attemptsMade,
-                this.#random,
-                err instanceof RetryLaterError ? err.retryAfterMs : undefined,
-              ),
-          },
-        },
+      // The type's jobs in flight are shared out over its shards' workers.
+      const concurrency = Math.max(
+        1,
+        Math.ceil(
+          (options.concurrency?.[type] ?? sender.concurrency ?? DEFAULT_CONCURRENCY[type]) /
+            keys.deliveryShards,
+        ),
       );
-      worker.on("error", (err) => options.onError?.(err));
-      this.#workers.push(worker);
+      for (let shard = 0; shard < keys.deliveryShards; shard++) {
+        const worker = new Worker<DeliveryJob>(
+          queueName(type, shard),
+          (job, token) => this.#process(sender, job, token),
+          {
+            connection,
+            prefix: keys.queuePrefixOf(shard),
+            concurrency,
+            lockDuration: this.#lockDurationMs,
+            stalledInterval: stalledIntervalMs,
+            // A killed worker must not turn its jobs into dead letters: hand them on again.
+            maxStalledCount: 100,
+            settings: {
+              backoffStrategy: (attemptsMade, _type, err, job) =>
+                retryDelay(
+                  (job?.data as DeliveryJob | undefined)?.retry ?? DEFAULT_RETRY_SCHEDULE,
+                  attemptsMade,
+                  this.#random,
+                  err instanceof RetryLaterError ? err.retryAfterMs : undefined,
+                ),
+            },
+          },
+        );
+        worker.on("error", (err) => options.onError?.(err));
+        this.#workers.push(worker);
+      }
     }
   }
 
@@ -299,7 +309,7 @@ export class DeliveryWorkers {
   async #takeTurn(
     job: Job<DeliveryJob>,
   ): Promise<{ kind: "go" } | { kind: "wait" } | { kind: "superseded"; detail: string }> {
-    const queue = this.#queues.queue(job.data.notification.type);
+    const queue = this.#queues.queueOf(job.data.notification);
     for (let round = 0; round < MAX_TURN_ROUNDS; round++) {
       const notification = job.data.notification;
       const turn = await this.#order.claim(notification, ORDER_LOCK_LOCKS * this.#lockDurationMs);
@@ -361,7 +371,7 @@ export class DeliveryWorkers {
   async #done(notification: Notification, delivered: boolean): Promise<void> {
     const next = await this.#order.done(notification, delivered);
     if (next === undefined) return;
-    const job = await Job.fromId<DeliveryJob>(this.#queues.queue(notification.type), next);
+    const job = await Job.fromId<DeliveryJob>(this.#queues.queueOf(notification), next);
     // Only one waiting for its turn (never used an attempt); a retry keeps its backoff.
     if (job && job.attemptsMade === 0 && (await job.getState()) === "delayed") {
       await job.promote().catch(() => undefined);

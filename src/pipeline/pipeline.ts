@@ -29,6 +29,7 @@ import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
 import type { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { AlertStore } from "../store/alert-store.js";
+import { agreeDeliveryShards } from "../store/delivery-shards.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { OutboxConsumer } from "../store/outbox-consumer.js";
 import type { RedisConnection } from "../store/redis-connection.js";
@@ -82,7 +83,7 @@ export interface PipelineOptions {
   without?: readonly StageName[];
   /** The upstream (needed by `poll`). */
   client: FlightApiClientOptions;
-  redis: { url: string; prefix: string };
+  redis: { url: string; prefix: string; deliveryShards?: number };
   detector: DetectorSettings;
   /** Airport time zone (message texts). */
   zone: string;
@@ -142,7 +143,7 @@ const BATCH = 500;
 export async function startPipeline(options: PipelineOptions): Promise<Pipeline> {
   const stages = stagesOf(options.role, options.without);
   const observer = observeAll(options.observer);
-  const keys = redisKeys(options.redis.prefix);
+  const keys = redisKeys(options.redis.prefix, options.redis.deliveryShards);
   const { consumer, now } = options;
   const groups = options.groups ?? {};
   const closers: Array<() => unknown> = [];
@@ -166,7 +167,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     // Plain commands (the queues, Slack's pacing); each consumer below blocks on a
     // connection of its own, so that no command waits behind a blocking read.
     const plain = await connect();
-    if (options.fresh) await deleteByPattern(plain, `${keys.prefix}:*`);
+    if (options.fresh) await deleteByPattern(plain, keys.pattern);
     // Passenger subscriptions: rules kept as data, looked up by the stages that match,
     // notify and deliver.
     const subscriptions = new SubscriptionRules(
@@ -281,6 +282,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     }
 
     if (stages.has("notify") || stages.has("deliver")) {
+      await agreeDeliveryShards(plain, keys, { write: true });
       const q = new DeliveryQueues(plain, keys);
       closers.push(() => q.close());
       queues = q;

@@ -158,8 +158,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** Deletes every key matching the pattern (SCAN, never KEYS); resolves to how many. */
 export async function deleteByPattern(redis: RedisConnection, pattern: string): Promise<number> {
-  // SCAN goes to one server: on a cluster, to each master (a deployment's keys share a
-  // hash tag, so those found on one master are in one slot).
+  // SCAN goes to one server: on a cluster, to each master. The keys found there may be
+  // in several slots (a deployment's delivery shards), so each is deleted on its own (the
+  // commands of a page go out together, without waiting for each other's replies).
   const servers = redis instanceof Cluster ? redis.nodes("master") : [redis];
   let deleted = 0;
   for (const server of servers) {
@@ -167,7 +168,8 @@ export async function deleteByPattern(redis: RedisConnection, pattern: string): 
     do {
       const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 500);
       cursor = next;
-      if (keys.length > 0) deleted += await redis.del(...keys);
+      const counts = await Promise.all(keys.map((key) => redis.del(key)));
+      deleted += counts.reduce((sum, n) => sum + n, 0);
     } while (cursor !== "0");
   }
   return deleted;

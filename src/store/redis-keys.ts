@@ -1,8 +1,14 @@
 /**
  * Every Redis key flightwatch uses is built here, so the layout of the data can be
- * read in one file. All keys share one `{hash-tag}` prefix: on Redis Cluster they
- * land in one slot, which lets snapshots, outbox and watermark change in one
- * MULTI/EXEC transaction (the basis of "no change lost, none sent twice").
+ * read in one file. The keys of detection, dispatch and subscriptions share one
+ * `{hash-tag}` prefix: on Redis Cluster they land in one slot, which lets snapshots,
+ * outbox and watermark change in one MULTI/EXEC transaction (the basis of "no change
+ * lost, none sent twice"). Delivery — its queues, the order of each (rule, flight,
+ * channel) and the pace of each destination — is split over `deliveryShards` hash tags
+ * of its own (`{prefix}` for shard 0, `{prefix~d1}`, `{prefix~d2}`… for the others), so
+ * that on a cluster the delivery load spreads over the masters: what one script or
+ * transaction touches (a queue's keys; one order's set and lock; one destination's pace
+ * and hold) always shares one shard.
  */
 import { ConfigError } from "../errors.js";
 
@@ -18,10 +24,23 @@ export const SIMULATOR_PREFIX = "flightwatch-demo";
 
 const PREFIX_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
+/** The most delivery shards (`DELIVERY_SHARDS`). */
+export const MAX_DELIVERY_SHARDS = 256;
+
 /** The key builders for one prefix. */
 export interface RedisKeys {
-  /** The hash-tagged prefix itself, e.g. `{flightwatch}`; BullMQ queues use it too. */
+  /** The hash-tagged prefix itself, e.g. `{flightwatch}`; the first delivery shard uses it too. */
   readonly prefix: string;
+  /**
+   * How many hash tags delivery is split over (1 on a single Redis by default: every key
+   * under `prefix`). Every process of a deployment must use the same number.
+   */
+  readonly deliveryShards: number;
+  /**
+   * The delivery shard of a hex hash (an order's, a destination's: see `deliveryOrder`,
+   * `deliveryPace`): its first 32 bits modulo `deliveryShards`.
+   */
+  shardOf(hexHash: string): number;
   /** Last known snapshot of one physical flight (string, JSON, expires after the flight). */
   snapshot(flightKey: string): string;
   /** Set of the flight keys with a snapshot, for reconciliation (sorted set by schedule). */
@@ -63,10 +82,18 @@ export interface RedisKeys {
   /** Endpoints disabled after a 410 Gone (hash: endpoint id → JSON of why and when). */
   readonly disabledEndpoints: string;
   /**
-   * Prefix of the BullMQ delivery queues (`<prefix>:<queue>:…`): the same hash tag,
-   * so queues and flightwatch's keys share a Redis Cluster slot.
+   * Prefix of the BullMQ delivery queues of the first shard (`<prefix>:<queue>:…`): the
+   * same hash tag as flightwatch's own keys.
    */
   readonly queuePrefix: string;
+  /** Prefix of the BullMQ delivery queues of one shard: that shard's hash tag. */
+  queuePrefixOf(shard: number): string;
+  /**
+   * The deployment's number of delivery shards (string), written by its first process:
+   * a process configured with another number refuses to start, since it would leave the
+   * notifications of some shards unserved.
+   */
+  readonly deliveryShardCount: string;
   /**
    * Next free send slot of one destination (string, epoch ms), shared by every
    * delivery worker; keyed by a hash of the destination (a Slack URL is a secret) and
@@ -156,7 +183,7 @@ export interface RedisKeys {
    * dispatcher schedules the reminders about them from their snapshots.
    */
   readonly silentFlights: string;
-  /** Key pattern matching every key of this prefix (for tests and `SCAN` clean-ups). */
+  /** Key pattern matching every key of this prefix, every delivery shard's too (for tests and `SCAN` clean-ups). */
   readonly pattern: string;
 }
 
@@ -164,16 +191,36 @@ export interface RedisKeys {
  * Key builders for a prefix (`FLIGHTWATCH_PREFIX`). The prefix is wrapped in braces
  * as the Redis Cluster hash tag unless it already contains one.
  */
-export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
+export function redisKeys(prefix: string = DEFAULT_PREFIX, deliveryShards = 1): RedisKeys {
   if (!PREFIX_RE.test(prefix) && !/^\{[A-Za-z0-9_.:-]{1,64}\}$/.test(prefix)) {
     throw new ConfigError(
       "FLIGHTWATCH_PREFIX",
       `"${prefix}" is not a usable key prefix (1–64 of letters, digits, _ . : -)`,
     );
   }
+  if (
+    !Number.isInteger(deliveryShards) ||
+    deliveryShards < 1 ||
+    deliveryShards > MAX_DELIVERY_SHARDS
+  ) {
+    throw new ConfigError(
+      "DELIVERY_SHARDS",
+      `${deliveryShards} is not a number of delivery shards (a whole number from 1 to ${MAX_DELIVERY_SHARDS})`,
+    );
+  }
   const tag = prefix.startsWith("{") ? prefix : `{${prefix}}`;
+  const name = tag.slice(1, -1);
+  // Shard 0 is the prefix's own tag: with one shard the layout is that of a single tag.
+  const shardTags = Array.from({ length: deliveryShards }, (_, shard) =>
+    shard === 0 ? tag : `{${name}~d${shard}}`,
+  );
+  const shardOf = (hexHash: string): number =>
+    Number.parseInt(hexHash.slice(0, 8), 16) % deliveryShards;
+  const shardTag = (hexHash: string): string => shardTags[shardOf(hexHash)] as string;
   return {
     prefix: tag,
+    deliveryShards,
+    shardOf,
     snapshot: (flightKey) => `${tag}:snapshot:${flightKey}`,
     snapshotIndex: `${tag}:snapshots`,
     detection: `${tag}:detection`,
@@ -188,10 +235,16 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     deliveries: `${tag}:deliveries`,
     disabledEndpoints: `${tag}:endpoints:disabled`,
     queuePrefix: `${tag}:q`,
-    deliveryPace: (destinationHash) => `${tag}:pace:${destinationHash}`,
-    deliveryHold: (destinationHash) => `${tag}:hold:${destinationHash}`,
-    deliveryOrder: (orderHash) => `${tag}:order:${orderHash}`,
-    deliverySending: (orderHash) => `${tag}:sending:${orderHash}`,
+    queuePrefixOf: (shard) => {
+      const shardTagOf = shardTags[shard];
+      if (shardTagOf === undefined) throw new RangeError(`no delivery shard ${shard}`);
+      return `${shardTagOf}:q`;
+    },
+    deliveryShardCount: `${tag}:delivery:shards`,
+    deliveryPace: (destinationHash) => `${shardTag(destinationHash)}:pace:${destinationHash}`,
+    deliveryHold: (destinationHash) => `${shardTag(destinationHash)}:hold:${destinationHash}`,
+    deliveryOrder: (orderHash) => `${shardTag(orderHash)}:order:${orderHash}`,
+    deliverySending: (orderHash) => `${shardTag(orderHash)}:sending:${orderHash}`,
     slackThread: (threadHash) => `${tag}:slack:thread:${threadHash}`,
     slackProgress: (notificationId) => `${tag}:slack:sent:${notificationId}`,
     generation: `${tag}:generation`,
@@ -206,6 +259,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     subscriptionFlights: `${tag}:subs`,
     reminderWakes: `${tag}:remind:wake`,
     silentFlights: `${tag}:remind:silent`,
-    pattern: `${tag}:*`,
+    // `{name}` or `{name~d…}`, then anything (`~` cannot appear in a prefix of its own).
+    pattern: `{${name}[}~]*`,
   };
 }

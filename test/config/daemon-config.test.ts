@@ -60,7 +60,11 @@ describe("readDaemonConfig", () => {
     const config = readDaemonConfig(BASE);
     expect(config.role).toBe("all");
     expect(config.client?.baseUrl).toBe(BASE.FLIGHT_API_BASE_URL);
-    expect(config.redis).toEqual({ url: "redis://127.0.0.1:6379", prefix: "flightwatch" });
+    expect(config.redis).toEqual({
+      url: "redis://127.0.0.1:6379",
+      prefix: "flightwatch",
+      deliveryShards: 1,
+    });
     // Loopback unless HTTP_HOST says otherwise (the container image sets 0.0.0.0).
     expect(config.http).toEqual({ port: 8080, host: "127.0.0.1" });
     expect(readDaemonConfig({ ...BASE, HTTP_HOST: "0.0.0.0" }).http?.host).toBe("0.0.0.0");

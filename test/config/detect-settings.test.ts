@@ -79,7 +79,23 @@ describe("redisSettingsFromEnv", () => {
     expect(redisSettingsFromEnv({})).toEqual({
       url: "redis://127.0.0.1:6379",
       prefix: "flightwatch",
+      deliveryShards: 1,
     });
+  });
+
+  it("splits delivery over 8 shards on a cluster, or as DELIVERY_SHARDS says", () => {
+    const cluster = "redis://127.0.0.1:7000?cluster";
+    expect(redisSettingsFromEnv({ REDIS_URL: cluster }).deliveryShards).toBe(8);
+    expect(redisSettingsFromEnv({ REDIS_URL: cluster, DELIVERY_SHARDS: "3" }).deliveryShards).toBe(
+      3,
+    );
+    expect(redisSettingsFromEnv({ DELIVERY_SHARDS: " 256 " }).deliveryShards).toBe(256);
+    expect(redisSettingsFromEnv({ DELIVERY_SHARDS: "1" }).deliveryShards).toBe(1);
+    for (const bad of ["0", "257", "2.5", "-1", "four", "1e2", "12345"]) {
+      expect(() => redisSettingsFromEnv({ DELIVERY_SHARDS: bad })).toThrowError(
+        configError("DELIVERY_SHARDS"),
+      );
+    }
   });
 
   it("refuses other schemes and masks the password in its message", () => {

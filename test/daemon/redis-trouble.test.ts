@@ -106,7 +106,7 @@ describe("Redis refusing commands", () => {
       ["ASK 2661 127.0.0.1:7101", "cluster"],
       // A cluster failing over is out of reach for a while, not a refusal.
       ["CLUSTERDOWN The cluster is down", undefined],
-      ["CROSSSLOT Keys in request don't hash to the same slot", "cluster"],
+      ["CROSSSLOT Keys in request don't hash to the same slot", "crossslot"],
       ["NOAUTH Authentication required.", "auth"],
       ["WRONGPASS invalid username-password pair or user is disabled.", "auth"],
       ["NOPERM this user has no permissions to run the 'xadd' command", "auth"],

@@ -230,4 +230,40 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     expect(await order.claim(note("n0", 9), LOCK_MS)).toEqual({ kind: "stale", delivered: 10 });
     expect(await order.claim(n2, LOCK_MS)).toEqual({ kind: "go" });
   });
+
+  it("over delivery shards, sends one command per shard and answers each claim and end in its place", async () => {
+    const sharded = new DeliveryOrder(t.redis, redisKeys(t.prefix, 4), RETENTION_MS);
+    const shardKeys = redisKeys(t.prefix, 4);
+    // Eight rules' orders, two notifications each (sequence 1 and 2).
+    const olds = Array.from({ length: 8 }, (_, i) => note(`o${i}`, 1, { ruleId: `r${i}` }));
+    const news = Array.from({ length: 8 }, (_, i) => note(`n${i}`, 2, { ruleId: `r${i}` }));
+    const shards = new Set(olds.map((n) => shardKeys.shardOf(orderOf(n))));
+    expect(shards.size).toBeGreaterThan(1);
+    const evals = vi.spyOn(t.redis, "eval");
+    await sharded.pending([...news, ...olds]);
+    expect(evals).toHaveBeenCalledTimes(shards.size);
+    evals.mockClear();
+    // Interleaved: each new one is told of its own order's old one, each old one goes.
+    const turns = await Promise.all(
+      olds.flatMap((o, i) => [
+        sharded.claim(news[i] as Notification, LOCK_MS),
+        sharded.claim(o, LOCK_MS),
+      ]),
+    );
+    expect(evals).toHaveBeenCalledTimes(shards.size);
+    expect(turns).toEqual(olds.flatMap((o) => [{ kind: "older", ids: [o.id] }, { kind: "go" }]));
+    evals.mockClear();
+    const next = await Promise.all(olds.map((o) => sharded.done(o, true)));
+    expect(evals).toHaveBeenCalledTimes(shards.size);
+    expect(next).toEqual(news.map((n) => n.id));
+    // Each order's keys are in its shard's tag.
+    for (const o of olds) {
+      const key = shardKeys.deliveryOrder(orderOf(o));
+      expect(await t.redis.zscore(key, "~delivered")).toBe("1");
+      const shard = shardKeys.shardOf(orderOf(o));
+      expect(key.startsWith(shard === 0 ? `{${t.prefix}}:` : `{${t.prefix}~d${shard}}:`)).toBe(
+        true,
+      );
+    }
+  });
 });

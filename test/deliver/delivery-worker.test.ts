@@ -3,7 +3,9 @@
  * means (done, retry on the schedule or after `Retry-After`, dead letter), enqueue
  * deduplication, dead letters sent again under the same id, endpoints disabled by a
  * 410, and email recipients carried across attempts. The sender is scripted: the
- * protocol sides are tested against real receivers in the channel tests.
+ * protocol sides are tested against real receivers in the channel tests. Delivery is
+ * split over SHARDS delivery shards here (redis-keys.ts), so that every path of the
+ * workers and queues runs on a sharded layout; the rest of the suite runs on one.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
@@ -34,6 +36,8 @@ import { alert, flight, gateChange } from "./email-fixtures.js";
 
 const ZONE = "Europe/Amsterdam";
 const FAST: RetrySchedule = { delaysMs: [150], forMs: 1_000 };
+/** Delivery shards of these tests. */
+const SHARDS = 3;
 
 /** One scripted answer per attempt (the last repeats); records every call. */
 class ScriptedSender implements ChannelSender {
@@ -77,7 +81,7 @@ describe("delivery workers", () => {
 
   beforeEach(async () => {
     t = await testRedis("deliver");
-    keys = redisKeys(t.prefix);
+    keys = redisKeys(t.prefix, SHARDS);
     connections = [];
     queues = new DeliveryQueues(t.redis, keys);
     log = new DeliveryLog(t.redis, keys);
@@ -135,6 +139,45 @@ describe("delivery workers", () => {
     expect(sender.calls.map((c) => c.id)).toEqual([jobs[0]?.notification.id]);
     expect(records).toMatchObject([{ result: "delivered", attempt: 1, code: 204 }]);
     expect((await log.recent(10)).map((x) => x.result)).toEqual(["delivered"]);
+  });
+
+  it("sends each order's notifications oldest first, its orders spread over the shards", async () => {
+    const r = ruleWith("r1", [hook()]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+    await start(sender, [r]);
+    // Six flights (six orders), three alerts each, enqueued newest first in one batch.
+    const jobs: DeliveryJob[] = [];
+    const sequenceOf = new Map<string, number>();
+    const flightOf = new Map<string, string>();
+    for (let seq = 3; seq >= 1; seq--) {
+      for (let f = 1; f <= 6; f++) {
+        const a = alert(`a${f}-${seq}`, undefined, flight({ key: `F${f}`, id: `${f}` }));
+        a.sequence = seq;
+        for (const job of jobsOf(a, r)) {
+          sequenceOf.set(job.notification.id, seq);
+          flightOf.set(job.notification.id, `F${f}`);
+          jobs.push(job);
+        }
+      }
+    }
+    await queues.enqueue(jobs);
+    await waitFor(async () => records.length >= 18, 10_000);
+    const sent = sender.calls.map((c) => c.id);
+    expect(new Set(sent).size).toBe(18);
+    expect(sent.length).toBe(18);
+    for (let f = 1; f <= 6; f++) {
+      const ofFlight = sent.filter((id) => flightOf.get(id) === `F${f}`);
+      expect(ofFlight.map((id) => sequenceOf.get(id))).toEqual([1, 2, 3]);
+    }
+    // Each order's jobs in one queue; the orders in more than one shard.
+    const used = new Set(jobs.map((j) => queues.queueOf(j.notification)));
+    expect(used.size).toBeGreaterThan(1);
+    for (const queue of used) {
+      expect(queue.opts.prefix).toMatch(new RegExp(`^\\{${t.prefix}(~d[12])?\\}:q$`));
+    }
+    const completed = await Promise.all(queues.all().map((q) => q.getCompletedCount()));
+    expect(completed.reduce((a, b) => a + b, 0)).toBe(18);
+    expect(completed.filter((n) => n > 0).length).toBe(used.size);
   });
 
   it("retries on the schedule, with jitter, until delivered", async () => {
@@ -375,7 +418,9 @@ describe("delivery workers", () => {
     expect(later.map((j) => j.notification.replayOf ?? j.notification.id).sort()).toEqual(
       all.map((j) => j.notification.id).sort(),
     );
-    const stored = await queues.queue("webhook").getJob(ids[0] as string);
+    const stored = await queues
+      .queueOf({ ...(all[0] as DeliveryJob).notification, id: ids[0] as string })
+      .getJob(ids[0] as string);
     expect(all.map((j) => j.notification.id)).toContain(stored?.data.notification.replayOf);
     // Another run of the same replay: other ids again.
     const again = await queues.replay(all, "run2");
