@@ -119,6 +119,20 @@ async function redisCounters(redis: Redis): Promise<RedisCounters> {
   };
 }
 
+/** Counters of several servers, added up. */
+function sumCounters(all: readonly RedisCounters[]): RedisCounters {
+  const byName = new Map<string, number>();
+  for (const c of all) {
+    for (const [name, n] of c.byName) byName.set(name, (byName.get(name) ?? 0) + n);
+  }
+  return {
+    commands: all.reduce((sum, c) => sum + c.commands, 0),
+    reads: all.reduce((sum, c) => sum + c.reads, 0),
+    cpuMs: all.reduce((sum, c) => sum + c.cpuMs, 0),
+    byName,
+  };
+}
+
 /** How long the last 2,000 completed webhook jobs waited in the queue and took to run, ms. */
 async function jobTimes(redis: Redis, keys: RedisKeys) {
   const queue = `${keys.queuePrefix}:deliver-webhook`;
@@ -193,9 +207,14 @@ async function burst(
   receiver: Receiver,
   updates: GateUpdates,
   flights: readonly string[],
+  /** The other servers the deployment's keys are on (a cluster's other masters): counted too. */
+  others: readonly Redis[] = [],
 ): Promise<BurstFigures> {
   const cpus0 = daemons.map((d) => d.cpuMs());
-  const redis0 = await redisCounters(redis);
+  const servers = [redis, ...others];
+  const serverCounters = () => Promise.all(servers.map((server) => redisCounters(server)));
+  const each0 = await serverCounters();
+  const redis0 = sumCounters(each0);
   const receiverCpu0 = await receiver.cpuMs();
   const profiling = process.env.CPU_PROFILE_DIR !== undefined;
   if (profiling) for (const d of daemons) d.proc.child.kill("SIGUSR2");
@@ -222,7 +241,9 @@ async function burst(
   const busy = daemons.map((d, i) =>
     Math.round(((d.cpuMs() - (cpus0[i] as number)) / (last - t0)) * 100),
   );
-  const redis1 = await redisCounters(redis);
+  const each1 = await serverCounters();
+  const redis1 = sumCounters(each1);
+  const shares = each1.map((c, i) => c.commands - (each0[i] as RedisCounters).commands);
   const receiverUs = ((report.cpuMs - receiverCpu0) * 1000) / fate.delivered;
   const jobs = await jobTimes(redis, keys);
   const per = (k: "commands" | "reads" | "cpuMs") => (redis1[k] - redis0[k]) / fate.delivered;
@@ -251,6 +272,9 @@ async function burst(
     `Redis ${fmt(per("cpuMs") * 1000)} µs; Redis commands ${per("commands").toFixed(1)} ` +
     `(scripts' own included), socket reads ${per("reads").toFixed(2)} (≈ round trips)\n` +
     `    commands per notification: ${top}\n` +
+    (servers.length > 1
+      ? `    commands by master: ${shares.map((n) => `${Math.round((n / (redis1.commands - redis0.commands)) * 100)} %`).join(" / ")} (the prefix's own first)\n`
+      : "") +
     `    webhook jobs (the last 2,000): enqueued → taken p50 ${fmt(jobs.waitP50)} ms, p90 ${fmt(jobs.waitP90)} ms; ` +
     `taken → finished p50 ${fmt(jobs.runP50)} ms, p90 ${fmt(jobs.runP90)} ms, p99 ${fmt(jobs.runP99)} ms`;
   return {
@@ -582,8 +606,8 @@ export const wireSpeedBenchmark: Benchmark = {
  * `npm run bench -- cluster`: the burst of the wire-speed benchmark through one daemon,
  * on one Redis and on a Redis Cluster of three masters with a replica each (the
  * daemon's REDIS_URL with `?cluster`), side by side in one run. Redis's own figures are
- * those of the server serving the deployment: the one Redis, and the master of the
- * prefix's slot (every key of a deployment is in that slot).
+ * those of the servers serving the deployment: the one Redis, and every master of the
+ * cluster (the prefix's slot on one, the delivery shards spread over all three).
  */
 export const clusterBenchmark: Benchmark = {
   name: "cluster",
@@ -601,11 +625,21 @@ export const clusterBenchmark: Benchmark = {
       console.log(
         `${cpus().length} CPUs, node ${process.version}, load average ${loadavg()[0]?.toFixed(2)} before; ` +
           `a burst of ${fmt(BURST)} gate changes to ${ENDPOINTS} webhook endpoints through one \`flightwatch run\`, ` +
-          "first on one Redis, then on a cluster of 3 masters with a replica each (all on this machine)",
+          "first on one Redis, then on a cluster of 3 masters with a replica each (all on this machine), " +
+          "with delivery in one slot and split over 8 shards",
       );
-      for (const [label, url] of [
-        ["one Redis", single.url],
-        ["Redis Cluster, 3 masters + 3 replicas", cluster.url],
+      for (const [label, url, shards] of [
+        ["one Redis", single.url, "1"],
+        [
+          "Redis Cluster, 3 masters + 3 replicas, DELIVERY_SHARDS=1 (every key in one slot)",
+          cluster.url,
+          "1",
+        ],
+        [
+          "Redis Cluster, 3 masters + 3 replicas, DELIVERY_SHARDS=8 (the default)",
+          cluster.url,
+          "8",
+        ],
       ] as const) {
         const airport = await startBenchAirport(`cluster-${rates.length}`, RECORDS_PER_DAY, 7, url);
         const wide = await startSimulator({
@@ -619,9 +653,19 @@ export const clusterBenchmark: Benchmark = {
         const port = url === single.url ? undefined : await cluster.masterOf(airport.keys.prefix);
         const counters =
           port === undefined ? new Redis(url) : new Redis({ host: "127.0.0.1", port });
+        // On the cluster, the other masters hold delivery shards: their work counts too.
+        const others =
+          port === undefined
+            ? []
+            : (await cluster.masterPorts())
+                .filter((p) => p !== port)
+                .map((p) => new Redis({ host: "127.0.0.1", port: p }));
         try {
           await writeRuleFiles(airport, { "hooks.yaml": rulesYaml(receiver.url) });
-          const daemon = await startDaemonChild(airport, { FLIGHT_API_BASE_URL: wide.baseUrl });
+          const daemon = await startDaemonChild(airport, {
+            FLIGHT_API_BASE_URL: wide.baseUrl,
+            DELIVERY_SHARDS: shards,
+          });
           try {
             const figures = await burst(
               [daemon],
@@ -630,6 +674,7 @@ export const clusterBenchmark: Benchmark = {
               receiver,
               updates,
               airport.operating.slice(0, BURST),
+              others,
             );
             console.log(`${label}:\n${figures.line}`);
             console.log(`  daemon warnings and errors: ${daemon.problems()}`);
@@ -639,6 +684,7 @@ export const clusterBenchmark: Benchmark = {
           }
         } finally {
           counters.disconnect();
+          for (const other of others) other.disconnect();
           await receiver.close();
           await wide.close();
           await airport.close();
@@ -647,16 +693,23 @@ export const clusterBenchmark: Benchmark = {
     } finally {
       for (const close of closers.reverse()) await close().catch(() => undefined);
     }
-    const [one, many] = rates;
-    if (one === undefined || many === undefined) throw new Error("a burst did not run");
+    const [one, oneSlot, many] = rates;
+    if (one === undefined || oneSlot === undefined || many === undefined) {
+      throw new Error("a burst did not run");
+    }
     return [
       {
         figure: `webhook notifications/s through one daemon on one Redis (burst of ${fmt(BURST)})`,
         value: `${fmt(one.perSecond)}/s`,
       },
       {
-        figure: "the same on a Redis Cluster of 3 masters + 3 replicas (same run, same machine)",
+        figure:
+          "the same on a Redis Cluster of 3 masters + 3 replicas, delivery split over 8 shards (same run, same machine)",
         value: `${fmt(many.perSecond)}/s (${(many.perSecond / one.perSecond).toFixed(2)}× one Redis)`,
+      },
+      {
+        figure: "the same cluster with DELIVERY_SHARDS=1 (every key in one slot)",
+        value: `${fmt(oneSlot.perSecond)}/s (${(oneSlot.perSecond / one.perSecond).toFixed(2)}× one Redis)`,
       },
     ];
   },

@@ -25,6 +25,8 @@ export interface RedisCluster {
   readonly ports: readonly number[];
   /** The port of the master serving `key`'s slot now. */
   masterOf(key: string): Promise<number>;
+  /** The ports of the masters serving slots now. */
+  masterPorts(): Promise<number[]>;
   /** SIGKILLs the master serving `key`'s slot; resolves once another master serves it. */
   killMasterOf(key: string): Promise<{ killed: number; promoted: number }>;
   /**
@@ -141,6 +143,12 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       .join(",")}`,
     ports,
     masterOf,
+    async masterPorts() {
+      const [first] = alive();
+      if (first === undefined) throw new Error("no node left");
+      const ranges = await ask(first, (r) => r.cluster("SLOTS"));
+      return [...new Set(ranges.map((range) => range[2]?.[1] as number))];
+    },
     async killMasterOf(key) {
       const master = await masterOf(key);
       killed.add(master);

@@ -658,6 +658,16 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
     async stop(slot) {
       const proc = world.daemons[slot];
       if (!proc) throw new Error(`daemon ${slot} is not running`);
+      // A daemon started a moment ago may still be loading, before it listens for
+      // signals (a SIGTERM then ends it as the default action does): wait for its first
+      // log line, which it writes once it listens.
+      for (
+        let waited = 0;
+        proc.stderr() === "" && proc.child.exitCode === null && waited < 10_000;
+        waited += 50
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       proc.child.kill("SIGTERM");
       const timer = setTimeout(() => proc.child.kill("SIGKILL"), 15_000);
       const code = await proc.exited;

@@ -80,7 +80,7 @@ describe("flightwatch api-keys", () => {
     const again = await cli("revoke", id);
     expect(again.code).toBe(1);
     expect(again.err).toContain(`${id}: no API key with this id`);
-  });
+  }, 60_000);
 
   it("refuses a name with control characters, naming --name", async () => {
     const refused = await cli("create", "--name", "evil\u001b[2Jname");

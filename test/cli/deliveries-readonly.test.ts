@@ -8,7 +8,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryLog } from "../../src/deliver/delivery-log.js";
 import { DeliveryQueues } from "../../src/deliver/delivery-queues.js";
+import { agreeDeliveryShards } from "../../src/store/delivery-shards.js";
 import { redisKeys } from "../../src/store/redis-keys.js";
+import { alert } from "../deliver/email-fixtures.js";
 import { spawnCli, testRedisEnv } from "../support/cli-process.js";
 import { type TestRedis, testRedis } from "../support/redis.js";
 
@@ -33,7 +35,13 @@ async function keySet(): Promise<string[]> {
   const keys: string[] = [];
   let cursor = "0";
   do {
-    const [next, batch] = await t.redis.scan(cursor, "MATCH", `{${t.prefix}}*`, "COUNT", 500);
+    const [next, batch] = await t.redis.scan(
+      cursor,
+      "MATCH",
+      redisKeys(t.prefix).pattern,
+      "COUNT",
+      500,
+    );
     cursor = next;
     keys.push(...batch);
   } while (cursor !== "0");
@@ -86,6 +94,34 @@ describe("flightwatch deliveries", () => {
     expect(text.stdout).not.toContain("Nothing has run");
     expect(text.stdout).toContain("msg_readonly0000000000000000000");
     expect(JSON.parse(json.stdout)).toMatchObject({ prefix: t.prefix, found: true });
+    expect(await keySet()).toEqual(before);
+  }, 60_000);
+
+  it("follows the number of delivery shards the deployment wrote, whatever its own environment says", async () => {
+    // A deployment delivering over 3 shards, with 6 notifications waiting in them.
+    const keys = redisKeys(t.prefix, 3);
+    await agreeDeliveryShards(t.redis, keys, { write: true });
+    const queues = new DeliveryQueues(t.redis, keys);
+    const jobs = Array.from({ length: 6 }, (_, i) => ({
+      notification: {
+        id: `msg_shard${i}`,
+        ruleId: `rule-${i}`,
+        channel: "hook",
+        type: "webhook" as const,
+        alert: alert(`a${i}`),
+      },
+      retry: { delaysMs: [1000], forMs: 60_000 },
+      destination: "https://example.com/ho…",
+    }));
+    await queues.enqueue(jobs);
+    const shardsUsed = new Set(jobs.map((j) => queues.queueOf(j.notification)));
+    await queues.close();
+    expect(shardsUsed.size).toBeGreaterThan(1);
+    const before = await keySet();
+    // DELIVERY_SHARDS unset here (1): the listing still counts every shard's jobs.
+    const json = await run(["deliveries", "--json"]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).counts.webhook.waiting).toBe(6);
     expect(await keySet()).toEqual(before);
   }, 60_000);
 });

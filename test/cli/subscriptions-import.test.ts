@@ -104,7 +104,7 @@ describe("flightwatch subscriptions import and export", () => {
     const back = await cli(a, "import", "--replace", await file("back.csv", csvOut.stdout));
     expect(back.stdout).toMatch(/3 lines: 0 added, 0 replaced, 3 unchanged/);
     expect((await cli(a, "export", "--with-secrets")).stdout).toBe(`${lines.join("\n")}\n`);
-  });
+  }, 60_000);
 
   it("names every bad line by file, line and field and writes nothing; --skip-invalid imports the rest; run again, it adds nothing twice", async () => {
     const bad = await file(
@@ -143,7 +143,7 @@ ok-3,KL1003,${DATE},ok3@example.com,booking=X
     const unknown = await cli(a, "import", join(dir, "missing.csv"));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("missing.csv cannot be read (ENOENT)");
-  });
+  }, 60_000);
 
   it("add takes --direction, --quiet-hours and --remind, and names the flag when one is wrong", async () => {
     const base = ["add", "--flight", "DL7507", "--date", DATE, "--email", "anna@example.com"];
@@ -171,5 +171,5 @@ ok-3,KL1003,${DATE},ok3@example.com,booking=X
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--direction");
     expect(bad.stderr).toContain("departure or arrival");
-  });
+  }, 60_000);
 });
