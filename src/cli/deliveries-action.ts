@@ -172,10 +172,11 @@ async function withQueues(
   }) => Promise<void>,
 ): Promise<void> {
   const settings = redisSettingsFromEnv(process.env);
+  // Checked before connecting: a bad prefix must not leave a connection open.
+  const configured = redisKeys(settings.prefix, settings.deliveryShards);
   const redis = await connectRedis(settings.url);
   // The deployment's own number of delivery shards, once written, whatever this
   // process's DELIVERY_SHARDS says: the listing must see every shard.
-  const configured = redisKeys(settings.prefix, settings.deliveryShards);
   const keys = redisKeys(
     settings.prefix,
     (await storedDeliveryShards(redis, configured).catch((err: unknown) => {

@@ -30,6 +30,7 @@ import {
   startPipeline,
 } from "../pipeline/pipeline.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
+import { agreeDeliveryShards } from "../store/delivery-shards.js";
 import { DetectionStore, type PollStatus } from "../store/detection-store.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import { connectRedis } from "../store/redis-connection.js";
@@ -111,6 +112,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const trouble = new RedisTroubleLog(log, { onError: (reason) => metrics.redisError(reason) });
   ops.on("ready", () => trouble.recovered());
   const malformed = new MalformedRecordLog(log);
+  // Before any queue is opened (opening one writes its meta key): a process with another
+  // number of delivery shards than the deployment's is refused first.
+  if (stagesRun.has("notify") || delivers) {
+    await agreeDeliveryShards(ops, keys, { write: true }).catch((err: unknown) => {
+      ops.disconnect();
+      throw err;
+    });
+  }
   const queues = new DeliveryQueues(ops, keys, {
     onError: (err) => log.debug({ err }, "queue connection error"),
   });

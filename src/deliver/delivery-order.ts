@@ -12,7 +12,7 @@
  * (enqueued late by another notifier) is superseded, never sent after it.
  */
 import { createHash } from "node:crypto";
-import { CallBatch } from "../store/call-batch.js";
+import { CallBatch, CallFailed } from "../store/call-batch.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Notification } from "./notification.js";
@@ -177,6 +177,25 @@ export class DeliveryOrder {
   }
 
   /**
+   * Runs one script per shard group; a group whose script failed (its master away)
+   * answers each of its callers with that error, and the other groups their own replies:
+   * a script that ran on one master is never reported as failed because another's did.
+   */
+  async #eachShard<T>(
+    outputs: unknown[],
+    groups: { item: T; order: string; index: number }[][],
+    run: (group: { item: T; order: string; index: number }[]) => Promise<void>,
+  ): Promise<void> {
+    const settled = await Promise.allSettled(groups.map((group) => run(group)));
+    settled.forEach((result, g) => {
+      if (result.status === "fulfilled") return;
+      for (const { index } of groups[g] as { index: number }[]) {
+        outputs[index] = new CallFailed(result.reason);
+      }
+    });
+  }
+
+  /**
    * Notifications (or what holds one) grouped by their order's delivery shard, each
    * with its order and its index in `items`; no group is empty.
    */
@@ -201,31 +220,24 @@ export class DeliveryOrder {
 
   async #claim(
     claims: readonly { notification: Notification; lockMs: number }[],
-  ): Promise<OrderTurn[]> {
-    const turns: OrderTurn[] = new Array(claims.length);
-    await Promise.all(
-      this.#byShard(claims).map(async (group) => {
-        const keys: string[] = [];
-        const args: string[] = [];
-        for (const { item, order } of group) {
-          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
-          args.push(
-            item.notification.id,
-            String(sequenceOf(item.notification)),
-            String(Math.max(1, Math.round(item.lockMs))),
-          );
-        }
-        const replies = (await this.#redis.eval(
-          CLAIM,
-          keys.length,
-          ...keys,
-          ...args,
-        )) as string[][];
-        group.forEach(({ index }, i) => {
-          turns[index] = turnOf(replies[i] as string[]);
-        });
-      }),
-    );
+  ): Promise<(OrderTurn | CallFailed)[]> {
+    const turns: (OrderTurn | CallFailed)[] = new Array(claims.length);
+    await this.#eachShard(turns, this.#byShard(claims), async (group) => {
+      const keys: string[] = [];
+      const args: string[] = [];
+      for (const { item, order } of group) {
+        keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+        args.push(
+          item.notification.id,
+          String(sequenceOf(item.notification)),
+          String(Math.max(1, Math.round(item.lockMs))),
+        );
+      }
+      const replies = (await this.#redis.eval(CLAIM, keys.length, ...keys, ...args)) as string[][];
+      group.forEach(({ index }, i) => {
+        turns[index] = turnOf(replies[i] as string[]);
+      });
+    });
     return turns;
   }
 
@@ -250,24 +262,22 @@ export class DeliveryOrder {
 
   async #done(
     dones: readonly { notification: Notification; delivered: boolean }[],
-  ): Promise<(string | undefined)[]> {
-    const nexts: (string | undefined)[] = new Array(dones.length);
-    await Promise.all(
-      this.#byShard(dones).map(async (group) => {
-        const keys: string[] = [];
-        const args: string[] = [String(this.#retentionMs)];
-        for (const { item, order } of group) {
-          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
-          // Alerts from before there were sequences (0) order nothing.
-          const seq = sequenceOf(item.notification);
-          args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "");
-        }
-        const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
-        group.forEach(({ index }, i) => {
-          nexts[index] = replies[i] === "" ? undefined : replies[i];
-        });
-      }),
-    );
+  ): Promise<(string | undefined | CallFailed)[]> {
+    const nexts: (string | undefined | CallFailed)[] = new Array(dones.length);
+    await this.#eachShard(nexts, this.#byShard(dones), async (group) => {
+      const keys: string[] = [];
+      const args: string[] = [String(this.#retentionMs)];
+      for (const { item, order } of group) {
+        keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+        // Alerts from before there were sequences (0) order nothing.
+        const seq = sequenceOf(item.notification);
+        args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "");
+      }
+      const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
+      group.forEach(({ index }, i) => {
+        nexts[index] = replies[i] === "" ? undefined : replies[i];
+      });
+    });
     return nexts;
   }
 

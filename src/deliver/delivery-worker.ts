@@ -126,6 +126,33 @@ class RetryLaterError extends Error {
   }
 }
 
+/**
+ * A sender that has at most `limit` sends in flight, the others waiting their turn in
+ * the order they came (the workers of several delivery shards share one type's limit).
+ */
+function limitSends(sender: ChannelSender, limit: number): ChannelSender {
+  let inFlight = 0;
+  const waiting: Array<() => void> = [];
+  const limited: ChannelSender = {
+    type: sender.type,
+    ...(sender.concurrency !== undefined ? { concurrency: sender.concurrency } : {}),
+    async send(notification, channel, context) {
+      if (inFlight >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      else inFlight++;
+      try {
+        return await sender.send(notification, channel, context);
+      } finally {
+        // The slot goes straight to the next waiting send, if any.
+        const next = waiting.shift();
+        if (next) next();
+        else inFlight--;
+      }
+    },
+    close: () => sender.close(),
+  };
+  return limited;
+}
+
 /** Runs the delivery workers of the channel types that have a sender. */
 export class DeliveryWorkers {
   readonly #options: DeliveryWorkersOptions;
@@ -153,18 +180,15 @@ export class DeliveryWorkers {
       ChannelType,
       ChannelSender,
     ][]) {
-      // The type's jobs in flight are shared out over its shards' workers.
-      const concurrency = Math.max(
-        1,
-        Math.ceil(
-          (options.concurrency?.[type] ?? sender.concurrency ?? DEFAULT_CONCURRENCY[type]) /
-            keys.deliveryShards,
-        ),
-      );
+      // The type's jobs in flight are shared out over its shards' workers, and its sends
+      // held to the type's number across them (the console's one at a time stays one).
+      const total = options.concurrency?.[type] ?? sender.concurrency ?? DEFAULT_CONCURRENCY[type];
+      const concurrency = Math.max(1, Math.ceil(total / keys.deliveryShards));
+      const shared = keys.deliveryShards > 1 ? limitSends(sender, total) : sender;
       for (let shard = 0; shard < keys.deliveryShards; shard++) {
         const worker = new Worker<DeliveryJob>(
           queueName(type, shard),
-          (job, token) => this.#process(sender, job, token),
+          (job, token) => this.#process(shared, job, token),
           {
             connection,
             prefix: keys.queuePrefixOf(shard),

@@ -199,7 +199,7 @@ export class FlightwatchMetrics {
     }
     this.#redisErrors = new Counter({
       name: "flightwatch_redis_errors_total",
-      help: "Errors from Redis seen by this process, by reason: connection (out of reach), oom, readonly, cluster, auth, misconf (refusals the operator must fix), other.",
+      help: "Errors from Redis seen by this process, by reason: connection (out of reach), oom, readonly, cluster, auth, misconf (refusals the operator must fix), crossslot (a flightwatch defect), other.",
       labelNames: ["reason"],
       registers,
     });

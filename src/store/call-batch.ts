@@ -3,14 +3,22 @@
  * and the whole queue goes to `run` once the turn's I/O callbacks are done
  * (setImmediate), so the workers finishing sends together make one Redis command of
  * their records, not one each — one socket write and one reply instead of dozens.
- * Each caller gets its own output, or the batch's error.
+ * Each caller gets its own output, or the batch's error — or its own error, when `run`
+ * answers it with a CallFailed (a batch that went to several servers, one of which
+ * failed: the others' callers must hear what their server did).
  */
+
+/** An output of `run` that fails its one caller with `error`. */
+export class CallFailed {
+  constructor(readonly error: unknown) {}
+}
+
 export class CallBatch<I, O> {
-  readonly #run: (inputs: readonly I[]) => Promise<readonly O[]>;
+  readonly #run: (inputs: readonly I[]) => Promise<readonly (O | CallFailed)[]>;
   #queue: Array<{ input: I; resolve: (output: O) => void; reject: (err: unknown) => void }> = [];
 
-  /** `run` answers the inputs in their order, one output each. */
-  constructor(run: (inputs: readonly I[]) => Promise<readonly O[]>) {
+  /** `run` answers the inputs in their order, one output (or CallFailed) each. */
+  constructor(run: (inputs: readonly I[]) => Promise<readonly (O | CallFailed)[]>) {
     this.#run = run;
   }
 
@@ -27,7 +35,11 @@ export class CallBatch<I, O> {
     this.#queue = [];
     try {
       const outputs = await this.#run(batch.map((b) => b.input));
-      for (const [i, b] of batch.entries()) b.resolve(outputs[i] as O);
+      for (const [i, b] of batch.entries()) {
+        const output = outputs[i];
+        if (output instanceof CallFailed) b.reject(output.error);
+        else b.resolve(output as O);
+      }
     } catch (err) {
       for (const b of batch) b.reject(err);
     }

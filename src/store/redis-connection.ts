@@ -59,6 +59,15 @@ export async function connectRedis(
           retryDelayOnClusterDown: 500,
           maxRedirections: 32,
           clusterRetryStrategy: (times) => (connected ? Math.min(times * 200, 2000) : null),
+          // Over TLS (`rediss://`), nodes are reached by the names the cluster gives, not
+          // by addresses looked up beforehand, so that each certificate is checked against
+          // its host name (ioredis's advice for managed clusters such as ElastiCache).
+          ...(cluster.options.tls
+            ? {
+                dnsLookup: (address: string, callback: (err: null, address: string) => void) =>
+                  callback(null, address),
+              }
+            : {}),
           redisOptions: {
             ...cluster.options,
             maxRetriesPerRequest: redisOptions.maxRetriesPerRequest ?? null,

@@ -211,6 +211,22 @@ describe("flightwatch run: SMTP credentials in clear", () => {
     }
   }
 
+  it("refuses to start with another number of delivery shards than the deployment's, naming DELIVERY_SHARDS, before opening a queue", async () => {
+    const keys = redisKeys(t.prefix);
+    await t.redis.set(keys.deliveryShardCount, "1");
+    const before = (await t.redis.keys(keys.pattern)).sort();
+    const result = await run(["run", "--role", "worker", "--vars-file", "rules/demo.env"], {
+      ...testRedisEnv(t.prefix),
+      DELIVERY_SHARDS: "4",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/DELIVERY_SHARDS.*is 4 here.*delivers over 1 shards/s);
+    expect(result.stderr).toContain("DELIVERY_SHARDS=1");
+    // No queue of the other layout was opened (each would have written its meta key).
+    expect((await t.redis.keys(keys.pattern)).sort()).toEqual(before);
+    await t.redis.del(keys.deliveryShardCount);
+  }, 60_000);
+
   it("warns once at start with SMTP_ALLOW_PLAINTEXT_AUTH=true, and not without it", async () => {
     const [optedOut, safe] = await Promise.all([
       workerLog({ SMTP_ALLOW_PLAINTEXT_AUTH: "true" }),

@@ -266,4 +266,32 @@ describe("the delivery order of a (rule, flight, channel)", () => {
       );
     }
   });
+
+  it("over delivery shards, a shard whose master fails fails only its own callers", async () => {
+    const shardKeys = redisKeys(t.prefix, 4);
+    const sharded = new DeliveryOrder(t.redis, shardKeys, RETENTION_MS);
+    const notes = Array.from({ length: 8 }, (_, i) => note(`s${i}`, 1, { ruleId: `q${i}` }));
+    const shardOfNote = (n: Notification) => shardKeys.shardOf(orderOf(n));
+    const failing = shardOfNote(notes[0] as Notification);
+    expect(notes.some((n) => shardOfNote(n) !== failing)).toBe(true);
+    await sharded.pending(notes);
+    // The failing shard's master refuses every script.
+    const tag = failing === 0 ? `{${t.prefix}}` : `{${t.prefix}~d${failing}}`;
+    const real = t.redis.eval.bind(t.redis);
+    vi.spyOn(t.redis, "eval").mockImplementation(((...args: unknown[]) =>
+      String(args[2]).startsWith(tag)
+        ? Promise.reject(new Error("CLUSTERDOWN The cluster is down"))
+        : (real as (...a: unknown[]) => Promise<unknown>)(...args)) as typeof t.redis.eval);
+    const claims = await Promise.allSettled(notes.map((n) => sharded.claim(n, LOCK_MS)));
+    const dones = await Promise.allSettled(notes.map((n) => sharded.done(n, true)));
+    notes.forEach((n, i) => {
+      if (shardOfNote(n) === failing) {
+        expect(claims[i]).toMatchObject({ status: "rejected", reason: { message: /CLUSTERDOWN/ } });
+        expect(dones[i]?.status).toBe("rejected");
+      } else {
+        expect(claims[i]).toEqual({ status: "fulfilled", value: { kind: "go" } });
+        expect(dones[i]).toEqual({ status: "fulfilled", value: undefined });
+      }
+    });
+  });
 });

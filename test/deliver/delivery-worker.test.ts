@@ -180,6 +180,34 @@ describe("delivery workers", () => {
     expect(completed.filter((n) => n > 0).length).toBe(used.size);
   });
 
+  it("holds a type's sends to its concurrency across every shard's worker", async () => {
+    const r = ruleWith("r1", [hook()]);
+    let inFlight = 0;
+    let most = 0;
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+    const slow: ChannelSender = {
+      type: "webhook",
+      concurrency: 1,
+      async send(n, channel, context) {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        inFlight--;
+        return sender.send(n, channel, context);
+      },
+      close: async () => undefined,
+    };
+    await start(slow as ScriptedSender, [r]);
+    const jobs = Array.from({ length: 6 }, (_, f) =>
+      jobsOf(alert(`c${f}`, undefined, flight({ key: `C${f}`, id: `c${f}` })), r),
+    ).flat();
+    expect(new Set(jobs.map((j) => queues.queueOf(j.notification))).size).toBeGreaterThan(1);
+    await queues.enqueue(jobs);
+    await waitFor(async () => records.length >= 6, 10_000);
+    expect(sender.calls).toHaveLength(6);
+    expect(most).toBe(1);
+  });
+
   it("retries on the schedule, with jitter, until delivered", async () => {
     const r = ruleWith("r1", [hook(undefined, { delaysMs: [200, 400], forMs: 10_000 })]);
     const sender = new ScriptedSender("webhook", (_n, attempt) =>
