@@ -167,9 +167,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** Deletes every key matching the pattern (SCAN, never KEYS); resolves to how many. */
 export async function deleteByPattern(redis: RedisConnection, pattern: string): Promise<number> {
-  // SCAN goes to one server: on a cluster, to each master. The keys found there may be
-  // in several slots (a deployment's delivery shards), so each is deleted on its own (the
-  // commands of a page go out together, without waiting for each other's replies).
+  // SCAN goes to one server: on a cluster, to each master. The keys found on a master
+  // may be in several slots (a deployment's delivery shards), so there each is deleted
+  // on its own (the commands of a page go out together); one Redis deletes a page at once.
+  const cluster = redis instanceof Cluster;
   const servers = redis instanceof Cluster ? redis.nodes("master") : [redis];
   let deleted = 0;
   for (const server of servers) {
@@ -177,6 +178,11 @@ export async function deleteByPattern(redis: RedisConnection, pattern: string): 
     do {
       const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 500);
       cursor = next;
+      if (keys.length === 0) continue;
+      if (!cluster) {
+        deleted += await redis.del(...keys);
+        continue;
+      }
       const counts = await Promise.all(keys.map((key) => redis.del(key)));
       deleted += counts.reduce((sum, n) => sum + n, 0);
     } while (cursor !== "0");

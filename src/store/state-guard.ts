@@ -105,8 +105,10 @@ export class StateGuard {
       return undefined;
     }
     // Observe first, then read the generation: an observation made after a loss (of
-    // empty queues) must not replace the last one made before it.
-    const observed = this.#observe ? await this.#observe() : undefined;
+    // empty queues) must not replace the last one made before it. A look that fails —
+    // keys vanishing under it, a stream gone between two commands — is no look: the
+    // generation read below says whether the data went (and fails when Redis is away).
+    const observed = this.#observe ? await this.#observe().catch(() => undefined) : undefined;
     const current = await this.#redis.get(this.#keys.generation);
     if (current === this.#known) {
       if (observed) {

@@ -124,4 +124,35 @@ describe("StateGuard on a real Redis", () => {
       observedAgoMs: 5_000,
     });
   });
+
+  it("takes a look that fails (keys vanishing under it) as no look, and still notices the loss", async () => {
+    t = await testRedis("guard");
+    const keys = redisKeys(t.prefix);
+    let failing = false;
+    const outstanding: Outstanding = {
+      notifications: 1,
+      notificationIds: ["msg_x"],
+      alerts: 0,
+      groups: 0,
+    };
+    const heard: StateLoss[] = [];
+    const guard = new StateGuard({
+      redis: t.redis,
+      keys,
+      observe: async () => {
+        if (failing) throw new Error("ERR no such key");
+        return outstanding;
+      },
+      onLoss: (loss) => heard.push(loss),
+      monotonic: () => 1_000,
+    });
+    await guard.start();
+    await guard.check();
+    failing = true;
+    expect(await guard.check()).toBeUndefined();
+    await deleteByPattern(t.redis, keys.pattern);
+    const loss = await guard.check();
+    expect(loss).toMatchObject({ recreated: true, outstanding: { notificationIds: ["msg_x"] } });
+    expect(heard).toHaveLength(1);
+  });
 });
