@@ -25,6 +25,32 @@ describe("flightwatch on a Redis Cluster failing over and resharding under the d
     await cluster?.close();
   });
 
+  // First: the tests after it kill a master, perhaps the node the URL names first.
+  it("names a cluster node given without ?cluster, and ends a WATCH on the key's own master", async () => {
+    const plain = cluster.url.replace(/\?cluster=.*$/, "");
+    await expect(connectRedis(plain, { timeoutMs: 2_000 })).rejects.toThrow(
+      /is a node of a Redis Cluster: add \?cluster to REDIS_URL/,
+    );
+    const redis = await connectRedis(cluster.url);
+    const other = await connectRedis(cluster.url);
+    try {
+      const key = "{fwtest-unwatch}:k";
+      // UNWATCH sent to another master (2 times in 3) would leave the first watch, and
+      // the transaction after a write made meanwhile would fail.
+      for (let i = 0; i < 10; i++) {
+        await redis.watch(key);
+        await unwatch(redis, key);
+        await other.set(key, `changed meanwhile ${i}`);
+        await redis.watch(key);
+        expect(await redis.multi().set(key, `mine ${i}`).exec()).not.toBeNull();
+      }
+      await redis.del(key);
+    } finally {
+      redis.disconnect();
+      other.disconnect();
+    }
+  });
+
   it("loses nothing when the prefix's master fails over", async () => {
     const failovers: { killed: number; promoted: number }[] = [];
     const { tl, move } = gateTimeline("cluster", cluster.url, {
@@ -90,29 +116,4 @@ describe("flightwatch on a Redis Cluster failing over and resharding under the d
     expect(migrations[0]?.keys).toBeGreaterThan(10);
     expect(result.deliveries.map((d) => d.flight).sort()).toEqual(["KL1911", "KL1912", "KL1913"]);
   }, 240_000);
-
-  it("names a cluster node given without ?cluster, and ends a WATCH on the key's own master", async () => {
-    const plain = cluster.url.replace(/\?cluster=.*$/, "");
-    await expect(connectRedis(plain, { timeoutMs: 2_000 })).rejects.toThrow(
-      /is a node of a Redis Cluster: add \?cluster to REDIS_URL/,
-    );
-    const redis = await connectRedis(cluster.url);
-    const other = await connectRedis(cluster.url);
-    try {
-      const key = "{fwtest-unwatch}:k";
-      // UNWATCH sent to another master (2 times in 3) would leave the first watch, and
-      // the transaction after a write made meanwhile would fail.
-      for (let i = 0; i < 10; i++) {
-        await redis.watch(key);
-        await unwatch(redis, key);
-        await other.set(key, `changed meanwhile ${i}`);
-        await redis.watch(key);
-        expect(await redis.multi().set(key, `mine ${i}`).exec()).not.toBeNull();
-      }
-      await redis.del(key);
-    } finally {
-      redis.disconnect();
-      other.disconnect();
-    }
-  });
 });
