@@ -20,7 +20,7 @@
 import { DEFAULT_DETECTOR_SETTINGS, type DetectorSettings } from "../detect/detector.js";
 import { checkHorizonDays } from "../detect/horizon.js";
 import { ConfigError, ConfigProblems } from "../errors.js";
-import { DEFAULT_PREFIX, MAX_DELIVERY_SHARDS } from "../store/redis-keys.js";
+import { checkDeliveryShards, DEFAULT_PREFIX } from "../store/redis-keys.js";
 import { parseDuration } from "../time/duration.js";
 
 /** Environment variables read here. */
@@ -60,13 +60,10 @@ export function redisSettingsFromEnv(env: DetectEnv): RedisSettings {
   const shardsText = get(env, "DELIVERY_SHARDS");
   let deliveryShards = parsed.searchParams.has("cluster") ? CLUSTER_DELIVERY_SHARDS : 1;
   if (shardsText !== undefined) {
-    deliveryShards = /^\d{1,4}$/.test(shardsText) ? Number(shardsText) : Number.NaN;
-    if (!(deliveryShards >= 1 && deliveryShards <= MAX_DELIVERY_SHARDS)) {
-      throw new ConfigError(
-        "DELIVERY_SHARDS",
-        `"${shardsText}" is not a number of delivery shards (a whole number from 1 to ${MAX_DELIVERY_SHARDS})`,
-      );
-    }
+    deliveryShards = checkDeliveryShards(
+      /^\d{1,4}$/.test(shardsText) ? Number(shardsText) : Number.NaN,
+      `"${shardsText}"`,
+    );
   }
   return { url, prefix: get(env, "FLIGHTWATCH_PREFIX") ?? DEFAULT_PREFIX, deliveryShards };
 }

@@ -162,9 +162,10 @@ export class DeliveryOrder {
    */
   async pending(notifications: readonly Notification[]): Promise<void> {
     const placed = notifications.filter((n) => !takesNoPlace(n));
-    // One script per delivery shard: a script's keys must share a hash tag.
-    await Promise.all(
-      this.#byShard(placed).map(async (group) => {
+    const results = await this.#perShard(
+      placed,
+      (n) => n,
+      async (group) => {
         const keys: string[] = [];
         const args: string[] = [String(this.#retentionMs)];
         for (const { item: n, order } of group) {
@@ -172,45 +173,47 @@ export class DeliveryOrder {
           args.push(String(sequenceOf(n)), n.id);
         }
         await this.#redis.eval(PENDING, keys.length, ...keys, ...args);
-      }),
+        return [];
+      },
     );
+    const failed = results.find((r) => r instanceof CallFailed);
+    if (failed) throw failed.error;
   }
 
   /**
-   * Runs one script per shard group; a group whose script failed (its master away)
-   * answers each of its callers with that error, and the other groups their own replies:
-   * a script that ran on one master is never reported as failed because another's did.
+   * Runs `run` once per delivery shard (a script's keys must share a hash tag) over the
+   * items whose order is in it, each with its order; resolves to one output per item, in
+   * place. A shard whose script failed (its master away) answers each of its items with
+   * that error, the others with their own replies: a script that ran on one master is
+   * never reported as failed because another's did.
    */
-  async #eachShard<T>(
-    outputs: unknown[],
-    groups: { item: T; order: string; index: number }[][],
-    run: (group: { item: T; order: string; index: number }[]) => Promise<void>,
-  ): Promise<void> {
-    const settled = await Promise.allSettled(groups.map((group) => run(group)));
-    settled.forEach((result, g) => {
-      if (result.status === "fulfilled") return;
-      for (const { index } of groups[g] as { index: number }[]) {
-        outputs[index] = new CallFailed(result.reason);
-      }
-    });
-  }
-
-  /**
-   * Notifications (or what holds one) grouped by their order's delivery shard, each
-   * with its order and its index in `items`; no group is empty.
-   */
-  #byShard<T extends Notification | { notification: Notification }>(
+  async #perShard<T, O>(
     items: readonly T[],
-  ): { item: T; order: string; index: number }[][] {
+    notificationOf: (item: T) => Notification,
+    run: (group: { item: T; order: string }[]) => Promise<readonly O[]>,
+  ): Promise<(O | CallFailed)[]> {
     const groups = new Map<number, { item: T; order: string; index: number }[]>();
     items.forEach((item, index) => {
-      const order = orderOf("notification" in item ? item.notification : item);
+      const order = orderOf(notificationOf(item));
       const shard = this.#keys.shardOf(order);
       const group = groups.get(shard) ?? [];
       group.push({ item, order, index });
       groups.set(shard, group);
     });
-    return [...groups.values()];
+    const outputs: (O | CallFailed)[] = new Array(items.length);
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        try {
+          const replies = await run(group);
+          group.forEach(({ index }, i) => {
+            outputs[index] = replies[i] as O;
+          });
+        } catch (err) {
+          for (const { index } of group) outputs[index] = new CallFailed(err);
+        }
+      }),
+    );
+    return outputs;
   }
 
   /** Tries to take the turn to send; see OrderTurn. */
@@ -218,27 +221,32 @@ export class DeliveryOrder {
     return this.#claims.call({ notification, lockMs });
   }
 
-  async #claim(
+  #claim(
     claims: readonly { notification: Notification; lockMs: number }[],
   ): Promise<(OrderTurn | CallFailed)[]> {
-    const turns: (OrderTurn | CallFailed)[] = new Array(claims.length);
-    await this.#eachShard(turns, this.#byShard(claims), async (group) => {
-      const keys: string[] = [];
-      const args: string[] = [];
-      for (const { item, order } of group) {
-        keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
-        args.push(
-          item.notification.id,
-          String(sequenceOf(item.notification)),
-          String(Math.max(1, Math.round(item.lockMs))),
-        );
-      }
-      const replies = (await this.#redis.eval(CLAIM, keys.length, ...keys, ...args)) as string[][];
-      group.forEach(({ index }, i) => {
-        turns[index] = turnOf(replies[i] as string[]);
-      });
-    });
-    return turns;
+    return this.#perShard(
+      claims,
+      (c) => c.notification,
+      async (group) => {
+        const keys: string[] = [];
+        const args: string[] = [];
+        for (const { item, order } of group) {
+          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+          args.push(
+            item.notification.id,
+            String(sequenceOf(item.notification)),
+            String(Math.max(1, Math.round(item.lockMs))),
+          );
+        }
+        const replies = (await this.#redis.eval(
+          CLAIM,
+          keys.length,
+          ...keys,
+          ...args,
+        )) as string[][];
+        return replies.map(turnOf);
+      },
+    );
   }
 
   /** Releases the turn, keeping the notification in the order (it will be retried). */
@@ -260,25 +268,25 @@ export class DeliveryOrder {
     return this.#dones.call({ notification, delivered });
   }
 
-  async #done(
+  #done(
     dones: readonly { notification: Notification; delivered: boolean }[],
   ): Promise<(string | undefined | CallFailed)[]> {
-    const nexts: (string | undefined | CallFailed)[] = new Array(dones.length);
-    await this.#eachShard(nexts, this.#byShard(dones), async (group) => {
-      const keys: string[] = [];
-      const args: string[] = [String(this.#retentionMs)];
-      for (const { item, order } of group) {
-        keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
-        // Alerts from before there were sequences (0) order nothing.
-        const seq = sequenceOf(item.notification);
-        args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "");
-      }
-      const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
-      group.forEach(({ index }, i) => {
-        nexts[index] = replies[i] === "" ? undefined : replies[i];
-      });
-    });
-    return nexts;
+    return this.#perShard(
+      dones,
+      (d) => d.notification,
+      async (group) => {
+        const keys: string[] = [];
+        const args: string[] = [String(this.#retentionMs)];
+        for (const { item, order } of group) {
+          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+          // Alerts from before there were sequences (0) order nothing.
+          const seq = sequenceOf(item.notification);
+          args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "");
+        }
+        const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
+        return replies.map((next) => (next === "" ? undefined : next));
+      },
+    );
   }
 
   /** Takes ids out of a notification's order (done elsewhere, or gone). */

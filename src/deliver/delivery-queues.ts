@@ -29,10 +29,6 @@ export const DEFAULT_DEDUP_MS = 3 * 86_400_000;
 export const queueName = (type: ChannelType, shard = 0): string =>
   shard === 0 ? `deliver-${type}` : `deliver-${type}-${shard}`;
 
-/** The delivery shard of a notification: its order's (redis-keys.ts). */
-export const shardOfNotification = (keys: RedisKeys, notification: Notification): number =>
-  keys.shardOf(orderOf(notification));
-
 /** Name of the custom backoff that follows a job's retry schedule (see delivery-worker.ts). */
 export const SCHEDULE_BACKOFF = "schedule";
 
@@ -126,9 +122,9 @@ export class DeliveryQueues {
     return queue;
   }
 
-  /** The queue a notification goes to: its type's, in its shard. */
+  /** The queue a notification goes to: its type's, in its order's shard (redis-keys.ts). */
   queueOf(notification: Notification): Queue<DeliveryJob> {
-    return this.queue(notification.type, shardOfNotification(this.#keys, notification));
+    return this.queue(notification.type, this.#keys.shardOf(orderOf(notification)));
   }
 
   /** The queues of a channel type, one per delivery shard. */

@@ -29,7 +29,6 @@ import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
 import type { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
 import { AlertStore } from "../store/alert-store.js";
-import { agreeDeliveryShards } from "../store/delivery-shards.js";
 import { DetectionStore } from "../store/detection-store.js";
 import { OutboxConsumer } from "../store/outbox-consumer.js";
 import type { RedisConnection } from "../store/redis-connection.js";
@@ -282,7 +281,6 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     }
 
     if (stages.has("notify") || stages.has("deliver")) {
-      await agreeDeliveryShards(plain, keys, { write: true });
       const q = new DeliveryQueues(plain, keys);
       closers.push(() => q.close());
       queues = q;

@@ -27,6 +27,19 @@ const PREFIX_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
 /** The most delivery shards (`DELIVERY_SHARDS`). */
 export const MAX_DELIVERY_SHARDS = 256;
 
+/**
+ * `n` when it is a number of delivery shards (a whole number from 1 to
+ * MAX_DELIVERY_SHARDS); otherwise a ConfigError naming DELIVERY_SHARDS that shows the
+ * value as `shown` (the variable's text, when it came from one).
+ */
+export function checkDeliveryShards(n: number, shown: string = String(n)): number {
+  if (Number.isInteger(n) && n >= 1 && n <= MAX_DELIVERY_SHARDS) return n;
+  throw new ConfigError(
+    "DELIVERY_SHARDS",
+    `${shown} is not a number of delivery shards (a whole number from 1 to ${MAX_DELIVERY_SHARDS})`,
+  );
+}
+
 /** The key builders for one prefix. */
 export interface RedisKeys {
   /** The hash-tagged prefix itself, e.g. `{flightwatch}`; the first delivery shard uses it too. */
@@ -198,16 +211,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX, deliveryShards = 1): 
       `"${prefix}" is not a usable key prefix (1–64 of letters, digits, _ . : -)`,
     );
   }
-  if (
-    !Number.isInteger(deliveryShards) ||
-    deliveryShards < 1 ||
-    deliveryShards > MAX_DELIVERY_SHARDS
-  ) {
-    throw new ConfigError(
-      "DELIVERY_SHARDS",
-      `${deliveryShards} is not a number of delivery shards (a whole number from 1 to ${MAX_DELIVERY_SHARDS})`,
-    );
-  }
+  checkDeliveryShards(deliveryShards);
   const tag = prefix.startsWith("{") ? prefix : `{${prefix}}`;
   const name = tag.slice(1, -1);
   // Shard 0 is the prefix's own tag: with one shard the layout is that of a single tag.
