@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type RedisKeys, redisKeys } from "../../src/store/redis-keys.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { SubscriptionRules } from "../../src/subscriptions/subscription-rules.js";
@@ -97,6 +97,25 @@ describe("the subscription store", () => {
     const [dl, kl] = [...(set?.rules ?? [])].sort((a, b) => a.id.localeCompare(b.id));
     expect(kl?.changes).toBeDefined();
     expect(dl?.changes).toBe(kl?.changes);
+  });
+
+  it("reads the hashes of filed flights only: a batch of flights without subscribers costs one command", async () => {
+    await store.add([sub("kl"), sub("gone", { flight: "DL9341", status: "unsubscribed" })], NOW);
+    const pipeline = vi.spyOn(t.redis, "pipeline");
+    const unfiled = Array.from({ length: 50 }, (_, i) => ({ flight: `XQ${i}`, date: DATE }));
+    // Another date of a filed number is another filing.
+    unfiled.push({ flight: "KL601", date: NEXT_DATE });
+    expect(await store.active(unfiled)).toEqual([]);
+    expect(pipeline).not.toHaveBeenCalled();
+    const found = await store.active([
+      ...unfiled,
+      { flight: "KL601", date: DATE },
+      { flight: "DL9341", date: DATE },
+    ]);
+    expect(found.map((s) => s.id)).toEqual(["kl"]);
+    // One read, of the two filed hashes.
+    expect(pipeline).toHaveBeenCalledTimes(1);
+    expect(pipeline.mock.results[0]?.value.length).toBe(2);
   });
 
   it("changes a status without touching the expiry, and removes a subscription with its filing", async () => {
