@@ -42,13 +42,16 @@ local function claim(set, lock, id, seqText, lockMs)
   local holder = redis.call('GET', lock)
   if holder and holder ~= id then return {'busy'} end
   local seq = tonumber(seqText)
-  local delivered = tonumber(redis.call('ZSCORE', set, '${DELIVERED}') or '-1')
-  if seq > 0 and delivered >= seq then return {'stale', tostring(delivered)} end
-  local older = redis.call('ZRANGEBYSCORE', set, '-inf', '(' .. seqText)
+  -- One read of the (small) set: the mark delivered and the older ones, oldest first.
+  local all = redis.call('ZRANGE', set, 0, -1, 'WITHSCORES')
+  local delivered = -1
   local out = {'older'}
-  for _, other in ipairs(older) do
-    if other ~= id and other ~= '${DELIVERED}' then table.insert(out, other) end
+  for i = 1, #all, 2 do
+    local member, score = all[i], tonumber(all[i + 1])
+    if member == '${DELIVERED}' then delivered = score
+    elseif member ~= id and score < seq then table.insert(out, member) end
   end
+  if seq > 0 and delivered >= seq then return {'stale', tostring(delivered)} end
   if #out > 1 then return out end
   redis.call('SET', lock, id, 'PX', lockMs)
   return {'go'}

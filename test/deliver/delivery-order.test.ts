@@ -107,6 +107,17 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     expect(await order.claim(newer, LOCK_MS)).toEqual({ kind: "go" });
   });
 
+  it("reads real sequences (epoch ms) whole: stale names the mark as delivered, older ones stop below it", async () => {
+    const at = 1_795_798_641_309;
+    const [old, sent, newer] = [note("old", at - 1), note("sent", at), note("newer", at + 1)];
+    await order.pending([sent]);
+    expect(await order.claim(sent, LOCK_MS)).toEqual({ kind: "go" });
+    await order.done(sent, true);
+    await order.pending([old, newer]);
+    expect(await order.claim(old, LOCK_MS)).toEqual({ kind: "stale", delivered: at });
+    expect(await order.claim(newer, LOCK_MS)).toEqual({ kind: "older", ids: ["old"] });
+  });
+
   it("gives a replay no place: never stale, never older than a real one; it only takes turns", async () => {
     const [n1, n2] = [note("n1", 10), note("n2", 20)];
     await order.pending([n1, n2]);
