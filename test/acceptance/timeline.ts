@@ -660,10 +660,13 @@ async function openWorld(options: TimelineOptions, intervalMs: number): Promise<
       if (!proc) throw new Error(`daemon ${slot} is not running`);
       // A daemon started a moment ago may still be loading, before it listens for
       // signals (a SIGTERM then ends it as the default action does): wait for its first
-      // log line, which it writes once it listens.
+      // log line (on stdout; a start-up error on stderr), which it writes once it listens.
       for (
         let waited = 0;
-        proc.stderr() === "" && proc.child.exitCode === null && waited < 10_000;
+        proc.stdout() === "" &&
+        proc.stderr() === "" &&
+        proc.child.exitCode === null &&
+        waited < 10_000;
         waited += 50
       ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
