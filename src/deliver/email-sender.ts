@@ -136,6 +136,9 @@ export class EmailSender implements ChannelSender<EmailChannelSpec> {
         try {
           const info: SmtpInfo = await transport.sendMail({
             raw: emailMime(message, date),
+            // The raw message's own Message-ID, told to nodemailer too: it would otherwise
+            // make one up for its report (five reads of the system's random source).
+            messageId: message.messageId,
             envelope: { from: settings.fromAddress, to },
             signal: AbortSignal.timeout(this.#sendTimeoutMs),
           });
