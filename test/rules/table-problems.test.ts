@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { flightFilterKey } from "../../src/rules/match/check-key.js";
-import { gateIn } from "../../src/rules/match/flight-tests.js";
+import { codeIn, gateIn } from "../../src/rules/match/flight-tests.js";
 import { oneRule, problemOf, ruleWith } from "./read/rule-text.js";
 
 const problem = (flights: string) => {
@@ -75,6 +75,19 @@ describe("matching a gate", () => {
     expect(gateIn(["7", "D7"])(7)).toBe(false);
     expect(gateIn(["7*"])(7)).toBe(false);
     expect(gateIn(["7"])("7")).toBe(true);
+  });
+
+  it("compares upper-cased: lower-case letters, and letters beyond ASCII whose capital is ASCII", () => {
+    const gates = gateIn(["DI", "E*"]);
+    expect(gates("di")).toBe(true);
+    expect(gates("e12")).toBe(true);
+    // The dotless ı capitalises to I: a value with no lower-case ASCII is upper-cased too.
+    expect(gates("Dı")).toBe(true);
+    expect(gates("DJ")).toBe(false);
+    const piers = codeIn(["DI"]);
+    expect(piers("Dı")).toBe(true);
+    expect(piers("di")).toBe(true);
+    expect(piers("DJ")).toBe(false);
   });
 });
 

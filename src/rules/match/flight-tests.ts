@@ -16,6 +16,19 @@ export type FlightTest = (view: EventView) => boolean;
 
 const upper = (code: string): string => code.toUpperCase();
 
+/**
+ * A value of an event upper-cased, for comparing with a rule's codes: the value itself
+ * when it has no lower-case letter (the upstream's gates, piers and codes never do), so
+ * that the hundreds of rules asking about one event's gate make no new string each.
+ */
+function upperOf(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || c > 127) return value.toUpperCase();
+  }
+  return value;
+}
+
 /** Flight numbers in normal form and unique (the loader normalises already; a hand-built rule may not). */
 export function normalNumbers(flights: readonly string[]): string[] {
   return [...new Set(flights.map((f) => normaliseFlightNumber(f) ?? upper(f)))];
@@ -40,12 +53,12 @@ export function airlinesTest(airlines: readonly string[]): FlightTest {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty set holds no code, skipping it is a shortcut
     if (iata.size > 0) {
       const code = flight.prefixIATA ?? view.mainDesignator;
-      if (code !== undefined && iata.has(code.toUpperCase())) return true;
+      if (code !== undefined && iata.has(upperOf(code))) return true;
     }
     // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty set holds no code, skipping it is a shortcut
     if (icao.size > 0) {
       const code = flight.prefixICAO ?? view.mainDesignator;
-      if (code !== undefined && icao.has(code.toUpperCase())) return true;
+      if (code !== undefined && icao.has(upperOf(code))) return true;
     }
     return false;
   };
@@ -57,7 +70,7 @@ export function routeTest(airports: readonly string[]): FlightTest {
   return (view) => {
     const route = view.event.current?.route;
     if (route === undefined) return false;
-    for (const airport of route) if (wanted.has(airport.toUpperCase())) return true;
+    for (const airport of route) if (wanted.has(upperOf(airport))) return true;
     return false;
   };
 }
@@ -84,7 +97,7 @@ export function locationTest(
 /** Whether a code is one of `codes`, ignoring case (a number never is). */
 export function codeIn(codes: readonly string[]): (value: string | number) => boolean {
   const set = new Set(codes.map(upper));
-  return (value) => typeof value === "string" && set.has(value.toUpperCase());
+  return (value) => typeof value === "string" && set.has(upperOf(value));
 }
 
 /** Whether a gate is one of `gates`, an entry ending in `*` matching by prefix; ignoring case. */
@@ -98,7 +111,7 @@ export function gateIn(gates: readonly string[]): (value: string | number) => bo
   }
   return (value) => {
     if (typeof value !== "string") return false;
-    const name = value.toUpperCase();
+    const name = upperOf(value);
     if (exact.has(name)) return true;
     for (const prefix of prefixes) if (name.startsWith(prefix)) return true;
     return false;

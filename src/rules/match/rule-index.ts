@@ -57,30 +57,33 @@ export class RuleIndex {
    * caller restores the order of what matched — far fewer than the candidates.
    */
   candidates(view: EventView, out: number[]): boolean {
-    out.length = 0;
+    // Written in place and cut to length at the end, not emptied first: emptying an
+    // array gives its storage back, and refilling it then allocates anew for every event.
+    let n = 0;
     const kinds = this.kinds;
     const bit = view.kindBit;
     let lists = 0;
     const byKind = this.byKind[view.kindIndex] as number[];
     if (byKind.length > 0) {
       lists++;
-      for (let i = 0; i < byKind.length; i++) out.push(byKind[i] as number);
+      for (let i = 0; i < byKind.length; i++) out[n++] = byKind[i] as number;
     }
     const names = view.names;
     for (let i = 0; i < names.length; i++) {
       const filed = this.byFlight.get(names[i] as string);
       if (filed === undefined) continue;
-      const before = out.length;
+      const before = n;
       if (typeof filed === "number") {
-        if (((kinds[filed] as number) & bit) !== 0) out.push(filed);
+        if (((kinds[filed] as number) & bit) !== 0) out[n++] = filed;
       } else {
         for (let j = 0; j < filed.length; j++) {
           const position = filed[j] as number;
-          if (((kinds[position] as number) & bit) !== 0) out.push(position);
+          if (((kinds[position] as number) & bit) !== 0) out[n++] = position;
         }
       }
-      if (out.length > before) lists++;
+      if (n > before) lists++;
     }
+    if (out.length !== n) out.length = n;
     return lists <= 1;
   }
 }
