@@ -289,6 +289,7 @@ export class Dispatcher {
       silent.length > 0
         ? await subscriptions?.forObservations(
             observations.filter((o) => silentKeys.has(o.flight.key)).map((o) => [o]),
+            { reminding: true },
           )
         : undefined;
     const groups: MatchGroup[] = [];

@@ -44,10 +44,11 @@ export class SubscriptionRules {
   /**
    * The rules of the active subscriptions to the flights of these observations (each
    * an outbox entry's events, of one flight), as a set to match them against;
-   * undefined when there are none.
+   * undefined when there are none. `reminding`: only the subscriptions with reminders.
    */
   async forObservations(
     observations: readonly (readonly ChangeEvent[])[],
+    options: { reminding?: boolean } = {},
   ): Promise<RuleSet | undefined> {
     const pairs: { flight: string; date: string }[] = [];
     for (const events of observations) {
@@ -58,7 +59,12 @@ export class SubscriptionRules {
         if (number !== undefined) pairs.push({ flight: number, date: flight.scheduleDate });
       }
     }
-    const subscriptions = await this.#store.active(pairs);
+    const active = await this.#store.active(pairs);
+    // Only those that ask for reminders, when that is all the caller looks at (the
+    // sweep of flights taken in silently): no rule is built for the others.
+    const subscriptions = options.reminding
+      ? active.filter((s) => s.remind !== undefined && s.remind.length > 0)
+      : active;
     if (subscriptions.length === 0) return undefined;
     const rules = subscriptions.map((s) => this.#rule(s)).filter((r) => r !== undefined);
     return rules.length === 0 ? undefined : new RuleSet(rules, { zone: this.#context.zone });

@@ -118,6 +118,30 @@ describe("the subscription store", () => {
     expect(pipeline.mock.results[0]?.value.length).toBe(2);
   });
 
+  it("gives the sweep of flights taken in silently the subscriptions with reminders only", async () => {
+    await store.add(
+      [
+        sub("plain"),
+        sub("reminded", { remind: ["30m before boarding"] }),
+        sub("other", { flight: "DL9341" }),
+      ],
+      NOW,
+    );
+    const rules = new SubscriptionRules(store, { zone: ZONE });
+    const flight = [[changeEvent({ flight: { scheduleDate: DATE } })]];
+    expect((await rules.forObservations(flight))?.rules.map((r) => r.id).sort()).toEqual([
+      "sub:other",
+      "sub:plain",
+      "sub:reminded",
+    ]);
+    const reminding = await rules.forObservations(flight, { reminding: true });
+    expect(reminding?.rules.map((r) => r.id)).toEqual(["sub:reminded"]);
+    expect(reminding?.rules[0]?.reminders).toEqual([{ before: "boarding", byMs: 30 * 60_000 }]);
+    // None with reminders: no set at all.
+    await store.remove("reminded");
+    expect(await rules.forObservations(flight, { reminding: true })).toBeUndefined();
+  });
+
   it("changes a status without touching the expiry, and removes a subscription with its filing", async () => {
     await store.add([sub("a"), sub("b")], NOW);
     const before = await t.redis.pexpiretime(keys.subscriptionsOf("KL601", DATE));
