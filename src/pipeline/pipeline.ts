@@ -149,7 +149,8 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   const connect = async (forBullmq = false) => {
     // BullMQ's kind (the delivery workers') auto-pipelines: the commands that many jobs in
     // flight issue in one turn of the event loop go out as one write, instead of a system
-    // call each (a quarter less CPU a webhook notification in the wire-speed benchmark).
+    // call each (in the wire-speed benchmark: 0.6 → 0.35 round trips a notification, about
+    // 9 % less Redis CPU).
     const redis = await connectRedis(options.redis.url, { forBullmq, autoPipelining: forBullmq });
     closers.push(() => redis.disconnect());
     return redis;

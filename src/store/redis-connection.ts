@@ -170,8 +170,8 @@ export async function deleteByPattern(redis: RedisConnection, pattern: string): 
   // SCAN goes to one server: on a cluster, to each master. The keys found on a master
   // may be in several slots (a deployment's delivery shards), so there each is deleted
   // on its own (the commands of a page go out together); one Redis deletes a page at once.
-  const cluster = redis instanceof Cluster;
-  const servers = redis instanceof Cluster ? redis.nodes("master") : [redis];
+  const cluster = redis instanceof Cluster ? redis : undefined;
+  const servers = cluster ? cluster.nodes("master") : [redis];
   let deleted = 0;
   for (const server of servers) {
     let cursor = "0";

@@ -10,31 +10,43 @@ describe("StateGuard on a real Redis", () => {
     await t?.cleanup();
   });
 
-  it("names what the looks of the last 10 s saw, however many looks a slow deletion took", async () => {
-    t = await testRedis("guard-window");
+  /** What is outstanding when only these notifications wait. */
+  const waiting = (...ids: string[]): Outstanding => ({
+    notifications: ids.length,
+    notificationIds: ids,
+    alerts: 0,
+    groups: 0,
+  });
+
+  /** A guard over the test prefix that looks with `observe` and hears its losses in `heard`. */
+  const hearingGuard = (observe: () => Promise<Outstanding>, monotonic: () => number) => {
     const keys = redisKeys(t.prefix);
-    let monotonic = 0;
-    let outstanding: Outstanding = {
-      notifications: 1,
-      notificationIds: ["msg_old"],
-      alerts: 0,
-      groups: 0,
-    };
     const heard: StateLoss[] = [];
     const guard = new StateGuard({
       redis: t.redis,
       keys,
-      observe: async () => outstanding,
+      observe,
       onLoss: (loss) => heard.push(loss),
-      monotonic: () => monotonic,
+      monotonic,
     });
+    return { guard, heard, keys };
+  };
+
+  it("names what the looks of the last 10 s saw, however many looks a slow deletion took", async () => {
+    t = await testRedis("guard-window");
+    let monotonic = 0;
+    let outstanding: Outstanding = waiting("msg_old");
+    const { guard, heard, keys } = hearingGuard(
+      async () => outstanding,
+      () => monotonic,
+    );
     await guard.start();
     await guard.check(); // at 0: msg_old, 12 s before the loss: out of the window
     monotonic = 3_000;
-    outstanding = { notifications: 2, notificationIds: ["msg_a", "msg_b"], alerts: 0, groups: 0 };
+    outstanding = waiting("msg_a", "msg_b");
     await guard.check(); // at 3 s: what was there
     // The keys go one by one, slower than the looks: three of them see the queues gone.
-    outstanding = { notifications: 0, notificationIds: [], alerts: 0, groups: 0 };
+    outstanding = waiting();
     for (const at of [6_000, 9_000, 12_000]) {
       monotonic = at;
       expect(await guard.check()).toBeUndefined();
@@ -85,11 +97,11 @@ describe("StateGuard on a real Redis", () => {
 
     monotonic = 4_000;
     // Keys deleted one by one: a look catches the queues gone and the generation not yet.
-    outstanding = { notifications: 1, notificationIds: ["msg_b"], alerts: 0, groups: 0 };
+    outstanding = waiting("msg_b");
     for (const guard of guards) expect(await guard.check()).toBeUndefined();
     await deleteByPattern(t.redis, keys.pattern);
     // After the loss the queues look empty: that look must not replace the one before.
-    outstanding = { notifications: 0, notificationIds: [], alerts: 0, groups: 0 };
+    outstanding = waiting();
     const [first, second] = await Promise.all([guards[0]?.check(), guards[0]?.check()]);
     expect(first).toBe(second);
     expect(heard[0]).toEqual([
@@ -111,7 +123,7 @@ describe("StateGuard on a real Redis", () => {
     await guards[1]?.check();
     expect(heard[1]?.map((l) => l.recreated)).toEqual([false]);
     // And nothing more: the looks before the loss are not named twice.
-    outstanding = { notifications: 1, notificationIds: ["msg_c"], alerts: 0, groups: 0 };
+    outstanding = waiting("msg_c");
     for (const guard of guards) expect(await guard.check()).toBeUndefined();
     expect(heard.map((h) => h.length)).toEqual([1, 1]);
     // A second loss names what the looks since the first one saw.
@@ -127,25 +139,15 @@ describe("StateGuard on a real Redis", () => {
 
   it("takes a look that fails (keys vanishing under it) as no look, and still notices the loss", async () => {
     t = await testRedis("guard");
-    const keys = redisKeys(t.prefix);
     let failing = false;
-    const outstanding: Outstanding = {
-      notifications: 1,
-      notificationIds: ["msg_x"],
-      alerts: 0,
-      groups: 0,
-    };
-    const heard: StateLoss[] = [];
-    const guard = new StateGuard({
-      redis: t.redis,
-      keys,
-      observe: async () => {
+    const outstanding: Outstanding = waiting("msg_x");
+    const { guard, heard, keys } = hearingGuard(
+      async () => {
         if (failing) throw new Error("ERR no such key");
         return outstanding;
       },
-      onLoss: (loss) => heard.push(loss),
-      monotonic: () => 1_000,
-    });
+      () => 1_000,
+    );
     await guard.start();
     await guard.check();
     failing = true;

@@ -14,14 +14,12 @@ import type { MatchContext } from "./match-context.js";
 /** Whether an event's flight passes a compiled filter or criterion. */
 export type FlightTest = (view: EventView) => boolean;
 
-const upper = (code: string): string => code.toUpperCase();
-
 /**
- * A value of an event upper-cased, for comparing with a rule's codes: the value itself
- * when it has no lower-case letter (the upstream's gates, piers and codes never do), so
- * that the hundreds of rules asking about one event's gate make no new string each.
+ * A code upper-cased: the value itself when it has no lower-case letter (the upstream's
+ * gates, piers and codes never do), so that the hundreds of rules asking about one
+ * event's gate make no new string each.
  */
-function upperOf(value: string): string {
+function upper(value: string): string {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if ((c >= 97 && c <= 122) || c > 127) return value.toUpperCase();
@@ -53,12 +51,12 @@ export function airlinesTest(airlines: readonly string[]): FlightTest {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty set holds no code, skipping it is a shortcut
     if (iata.size > 0) {
       const code = flight.prefixIATA ?? view.mainDesignator;
-      if (code !== undefined && iata.has(upperOf(code))) return true;
+      if (code !== undefined && iata.has(upper(code))) return true;
     }
     // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty set holds no code, skipping it is a shortcut
     if (icao.size > 0) {
       const code = flight.prefixICAO ?? view.mainDesignator;
-      if (code !== undefined && icao.has(upperOf(code))) return true;
+      if (code !== undefined && icao.has(upper(code))) return true;
     }
     return false;
   };
@@ -70,7 +68,7 @@ export function routeTest(airports: readonly string[]): FlightTest {
   return (view) => {
     const route = view.event.current?.route;
     if (route === undefined) return false;
-    for (const airport of route) if (wanted.has(upperOf(airport))) return true;
+    for (const airport of route) if (wanted.has(upper(airport))) return true;
     return false;
   };
 }
@@ -97,7 +95,7 @@ export function locationTest(
 /** Whether a code is one of `codes`, ignoring case (a number never is). */
 export function codeIn(codes: readonly string[]): (value: string | number) => boolean {
   const set = new Set(codes.map(upper));
-  return (value) => typeof value === "string" && set.has(upperOf(value));
+  return (value) => typeof value === "string" && set.has(upper(value));
 }
 
 /** Whether a gate is one of `gates`, an entry ending in `*` matching by prefix; ignoring case. */
@@ -111,7 +109,7 @@ export function gateIn(gates: readonly string[]): (value: string | number) => bo
   }
   return (value) => {
     if (typeof value !== "string") return false;
-    const name = upperOf(value);
+    const name = upper(value);
     if (exact.has(name)) return true;
     for (const prefix of prefixes) if (name.startsWith(prefix)) return true;
     return false;
