@@ -26,19 +26,71 @@ export type OrderTurn =
   /** A newer one was delivered already: this one must not be sent after it. */
   | { kind: "stale"; delivered: number }
   /** These older ones are still pending: they go first, or are superseded. */
-  | { kind: "older"; ids: string[] };
+  | { kind: "older"; ids: string[] }
+  /**
+   * Another job carries it — has it waiting or under way, or ended it: an enqueue
+   * repeated after a crash, or a bundle run again after its worker died. Nothing to do.
+   */
+  | { kind: "carried"; by: string; ended: boolean };
+
+/** The job a claim is made from: its id, and the key prefix of its queue's jobs. */
+export interface ClaimingJob {
+  id: string;
+  /** `<prefix>:<queue>:`, the key of a job of the queue without its id. */
+  keyPrefix: string;
+}
+
+/** A claim to make: see DeliveryOrder.claim. */
+interface Claim {
+  notification: Notification;
+  lockMs: number;
+  job?: ClaimingJob;
+}
+
+/** An end to note: see DeliveryOrder.done. */
+interface Done {
+  notification: Notification;
+  delivered: boolean;
+  job: string;
+}
+
+/** What a carrier holds once its job ended the notification: this, then the job's id. */
+const ENDED = "~done:";
 
 /** Member of an order's set that holds the highest sequence delivered. */
 const DELIVERED = "~delivered";
 
 /**
- * KEYS: each claim's order set and lock, in pairs. ARGV: each claim's notification id,
- * sequence and lock ms. A replay claims with 0 and has no place: nothing is older than it,
- * it is never stale, and it takes the order's turn to send like any other. Claims are taken in order, as one EVAL each would be.
- * Returns one reply per claim: {'go'}, {'busy'}, {'stale', delivered} or {'older', id…}.
+ * KEYS: each claim's order set, lock and carrier, in threes. ARGV: the retention ms, then
+ * each claim's notification id, sequence, lock ms, job id ('' to ask no carrier) and
+ * the key prefix of its queue's jobs. A replay claims with 0 and has no place:
+ * nothing is older than it, it is never stale, and it takes the order's turn to send
+ * like any other. Claims are taken in order, as one EVAL each would be.
+ * Returns one reply per claim: {'go'}, {'busy'}, {'stale', delivered}, {'older', id…}
+ * or {'carried', job} when another job carries it (has it waiting or under way, or
+ * ended it).
  */
 const CLAIM = `
-local function claim(set, lock, id, seqText, lockMs)
+local function carriedElsewhere(carrier, job, jobPrefix, retention)
+  local holder = redis.call('GET', carrier)
+  if holder == job then return nil end
+  if holder then
+    if string.sub(holder, 1, ${ENDED.length}) == '${ENDED}' then return holder end
+    local jobKey = jobPrefix .. holder
+    if redis.call('EXISTS', jobKey) == 1 and redis.call('HEXISTS', jobKey, 'finishedOn') == 0 then
+      return holder
+    end
+  end
+  -- Never added (a notifier stopped between noting and enqueueing), or finished without
+  -- it: this bundle carries it now.
+  redis.call('SET', carrier, job, 'PX', retention)
+  return nil
+end
+local function claim(set, lock, carrier, id, seqText, lockMs, job, jobPrefix, retention)
+  if job ~= '' then
+    local other = carriedElsewhere(carrier, job, jobPrefix, retention)
+    if other then return {'carried', other} end
+  end
   local holder = redis.call('GET', lock)
   if holder and holder ~= id then return {'busy'} end
   local seq = tonumber(seqText)
@@ -57,33 +109,38 @@ local function claim(set, lock, id, seqText, lockMs)
   return {'go'}
 end
 local replies = {}
-for i = 1, #KEYS / 2 do
-  replies[i] = claim(KEYS[2 * i - 1], KEYS[2 * i], ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i])
+for i = 1, #KEYS / 3 do
+  local a = 5 * i - 3
+  replies[i] = claim(KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i],
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[1])
 end
 return replies`;
 
 /**
- * KEYS: each notification's order set and lock, in pairs. ARGV: retention ms, then each
- * notification's id and delivered sequence (or ''). Takes each notification out of its
- * order and releases its lock; a delivery raises the highest sequence delivered.
+ * KEYS: each notification's order set, lock and carrier, in threes. ARGV: retention ms,
+ * then each notification's id, delivered sequence (or '') and job id. Takes each
+ * notification out of its order, releases its lock and notes that its job ended it
+ * (when that job carries it); a delivery raises the highest sequence delivered.
  * Returns, for each, the id next in line or '' when none.
  */
 const DONE = `
-local function done(set, lock, id, deliveredSeq, retention)
+local function done(set, lock, carrier, id, deliveredSeq, job, retention)
   redis.call('ZREM', set, id)
   if deliveredSeq ~= '' then
     redis.call('ZADD', set, 'GT', deliveredSeq, '${DELIVERED}')
     redis.call('PEXPIRE', set, retention)
   end
   if redis.call('GET', lock) == id then redis.call('DEL', lock) end
+  if redis.call('GET', carrier) == job then redis.call('SET', carrier, '${ENDED}' .. job, 'KEEPTTL') end
   for _, next in ipairs(redis.call('ZRANGE', set, 0, 1)) do
     if next ~= '${DELIVERED}' then return next end
   end
   return ''
 end
 local replies = {}
-for i = 1, #KEYS / 2 do
-  replies[i] = done(KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i], ARGV[2 * i + 1], ARGV[1])
+for i = 1, #KEYS / 3 do
+  replies[i] = done(KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i],
+    ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1], ARGV[1])
 end
 return replies`;
 
@@ -93,14 +150,24 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0`;
 
 /**
- * KEYS: the orders' sets, one per notification. ARGV: retention ms, then each
- * notification's sequence and id. NX: a notification enqueued again keeps its place.
+ * KEYS: each notification's order set and carrier, in pairs. ARGV: retention ms, then
+ * each notification's sequence ('' when it takes no place), id and carrying job ('' for
+ * none). NX: a notification enqueued again keeps its place and its first carrier.
  */
 const PENDING = `
-for i, key in ipairs(KEYS) do
-  redis.call('ZADD', key, 'NX', ARGV[2 * i], ARGV[2 * i + 1])
-  redis.call('PEXPIRE', key, ARGV[1])
+for i = 1, #KEYS / 2 do
+  local seq, id, job = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
+  if seq ~= '' then
+    redis.call('ZADD', KEYS[2 * i - 1], 'NX', seq, id)
+    redis.call('PEXPIRE', KEYS[2 * i - 1], ARGV[1])
+  end
+  if job ~= '' then redis.call('SET', KEYS[2 * i], job, 'NX', 'PX', ARGV[1]) end
 end
+return #KEYS / 2`;
+
+/** KEYS: carriers. ARGV: each one's job id. Hands notifications to jobs of their own (after a bundle spun them off). */
+const CARRY = `
+for i, key in ipairs(KEYS) do redis.call('SET', key, ARGV[i], 'XX', 'KEEPTTL') end
 return #KEYS`;
 
 /** The order a notification belongs to: a hash of its rule, flight and channel. */
@@ -126,11 +193,21 @@ export const takesNoPlace = (notification: Notification): boolean =>
 export const sequenceOf = (notification: Notification): number =>
   takesNoPlace(notification) ? 0 : (notification.alert.sequence ?? 0);
 
+/** A carrier's value as its job and whether it ended the notification. */
+const carrierFrom = (held: string): { job: string; ended: boolean } =>
+  held.startsWith(ENDED)
+    ? { job: held.slice(ENDED.length), ended: true }
+    : { job: held, ended: false };
+
 /** A claim's reply as an OrderTurn. */
 function turnOf([kind, ...rest]: string[]): OrderTurn {
   if (kind === "go") return { kind: "go" };
   if (kind === "busy") return { kind: "busy" };
   if (kind === "stale") return { kind: "stale", delivered: Number(rest[0]) };
+  if (kind === "carried") {
+    const { job, ended } = carrierFrom(String(rest[0]));
+    return { kind: "carried", by: job, ended };
+  }
   return { kind: "older", ids: rest };
 }
 
@@ -139,11 +216,8 @@ export class DeliveryOrder {
   readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #retentionMs: number;
-  readonly #claims: CallBatch<{ notification: Notification; lockMs: number }, OrderTurn>;
-  readonly #dones: CallBatch<
-    { notification: Notification; delivered: boolean },
-    string | undefined
-  >;
+  readonly #claims: CallBatch<Claim, OrderTurn>;
+  readonly #dones: CallBatch<Done, string | undefined>;
 
   /**
    * `retentionMs`: how long an order outlives its last change (as long as notification
@@ -160,20 +234,24 @@ export class DeliveryOrder {
 
   /**
    * Notes notifications as waiting for delivery, before they are enqueued (one command
-   * for all). Replays and reminders take no place (`takesNoPlace`): they wait for no
-   * older one and hold no newer one back.
+   * per shard for all), each with the bundle that will carry it, if any (its first
+   * carrier stays). Replays and reminders take no place (`takesNoPlace`): they wait for
+   * no older one and hold no newer one back.
    */
-  async pending(notifications: readonly Notification[]): Promise<void> {
-    const placed = notifications.filter((n) => !takesNoPlace(n));
+  async pending(
+    notifications: readonly Notification[],
+    carriers?: ReadonlyMap<string, string>,
+  ): Promise<void> {
+    const noted = notifications.filter((n) => !takesNoPlace(n) || carriers?.has(n.id));
     const results = await this.#perShard(
-      placed,
+      noted,
       (n) => n,
       async (group) => {
         const keys: string[] = [];
         const args: string[] = [String(this.#retentionMs)];
         for (const { item: n, order } of group) {
-          keys.push(this.#keys.deliveryOrder(order));
-          args.push(String(sequenceOf(n)), n.id);
+          keys.push(this.#keys.deliveryOrder(order), this.#carrierKey(n, order));
+          args.push(takesNoPlace(n) ? "" : String(sequenceOf(n)), n.id, carriers?.get(n.id) ?? "");
         }
         await this.#redis.eval(PENDING, keys.length, ...keys, ...args);
         return [];
@@ -181,6 +259,52 @@ export class DeliveryOrder {
     );
     const failed = results.find((r) => r instanceof CallFailed);
     if (failed) throw failed.error;
+  }
+
+  /**
+   * Hands notifications a bundle spun off to jobs of their own (named after them): a
+   * bundle run again after its worker died leaves them to those jobs.
+   */
+  async carry(notifications: readonly Notification[]): Promise<void> {
+    if (notifications.length === 0) return;
+    const results = await this.#perShard(
+      notifications,
+      (n) => n,
+      async (group) => {
+        const keys = group.map(({ item, order }) => this.#carrierKey(item, order));
+        await this.#redis.eval(CARRY, keys.length, ...keys, ...group.map(({ item }) => item.id));
+        return [];
+      },
+    );
+    const failed = results.find((r) => r instanceof CallFailed);
+    if (failed) throw failed.error;
+  }
+
+  /**
+   * The job that carries a notification (a bundle's id, or its own) and whether it ended
+   * there; undefined when no carrier is kept (a job of its own from the start).
+   */
+  async carrierOf(notificationId: string): Promise<{ job: string; ended: boolean } | undefined> {
+    for (let shard = 0; shard < this.#keys.deliveryShards; shard++) {
+      const held = await this.#redis.get(this.#keys.deliveryCarrier(shard, notificationId));
+      if (held !== null) return carrierFrom(held);
+    }
+    return undefined;
+  }
+
+  /** The carrier of notification `id` of `notification`'s order (see carrierOf). */
+  async carrierIn(
+    notification: Notification,
+    id: string,
+  ): Promise<{ job: string; ended: boolean } | undefined> {
+    const held = await this.#redis.get(
+      this.#keys.deliveryCarrier(this.#keys.shardOf(orderOf(notification)), id),
+    );
+    return held === null ? undefined : carrierFrom(held);
+  }
+
+  #carrierKey(notification: Notification, order: string): string {
+    return this.#keys.deliveryCarrier(this.#keys.shardOf(order), notification.id);
   }
 
   /**
@@ -219,26 +343,33 @@ export class DeliveryOrder {
     return outputs;
   }
 
-  /** Tries to take the turn to send; see OrderTurn. */
-  claim(notification: Notification, lockMs: number): Promise<OrderTurn> {
-    return this.#claims.call({ notification, lockMs });
+  /**
+   * Tries to take the turn to send from `job` (a bundle, or the notification's own); see
+   * OrderTurn. Without `job` (tests of the order alone), no carrier is asked.
+   */
+  claim(notification: Notification, lockMs: number, job?: ClaimingJob): Promise<OrderTurn> {
+    return this.#claims.call(job ? { notification, lockMs, job } : { notification, lockMs });
   }
 
-  #claim(
-    claims: readonly { notification: Notification; lockMs: number }[],
-  ): Promise<(OrderTurn | CallFailed)[]> {
+  #claim(claims: readonly Claim[]): Promise<(OrderTurn | CallFailed)[]> {
     return this.#perShard(
       claims,
       (c) => c.notification,
       async (group) => {
         const keys: string[] = [];
-        const args: string[] = [];
+        const args: string[] = [String(this.#retentionMs)];
         for (const { item, order } of group) {
-          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+          keys.push(
+            this.#keys.deliveryOrder(order),
+            this.#keys.deliverySending(order),
+            this.#carrierKey(item.notification, order),
+          );
           args.push(
             item.notification.id,
             String(sequenceOf(item.notification)),
             String(Math.max(1, Math.round(item.lockMs))),
+            item.job?.id ?? "",
+            item.job?.keyPrefix ?? "",
           );
         }
         const replies = (await this.#redis.eval(
@@ -264,16 +395,19 @@ export class DeliveryOrder {
 
   /**
    * The notification is done — delivered (which raises the order's mark), dead or
-   * superseded. Resolves to the id of the notification next in line, if any (waiting
-   * for its turn: the caller may hand it on at once).
+   * superseded — by the job `job` (its own, or a bundle's). Resolves to the id of the
+   * notification next in line, if any (waiting for its turn: the caller may hand it on
+   * at once).
    */
-  done(notification: Notification, delivered: boolean): Promise<string | undefined> {
-    return this.#dones.call({ notification, delivered });
+  done(
+    notification: Notification,
+    delivered: boolean,
+    job = notification.id,
+  ): Promise<string | undefined> {
+    return this.#dones.call({ notification, delivered, job });
   }
 
-  #done(
-    dones: readonly { notification: Notification; delivered: boolean }[],
-  ): Promise<(string | undefined | CallFailed)[]> {
+  #done(dones: readonly Done[]): Promise<(string | undefined | CallFailed)[]> {
     return this.#perShard(
       dones,
       (d) => d.notification,
@@ -281,10 +415,14 @@ export class DeliveryOrder {
         const keys: string[] = [];
         const args: string[] = [String(this.#retentionMs)];
         for (const { item, order } of group) {
-          keys.push(this.#keys.deliveryOrder(order), this.#keys.deliverySending(order));
+          keys.push(
+            this.#keys.deliveryOrder(order),
+            this.#keys.deliverySending(order),
+            this.#carrierKey(item.notification, order),
+          );
           // Alerts from before there were sequences (0) order nothing.
           const seq = sequenceOf(item.notification);
-          args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "");
+          args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "", item.job);
         }
         const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
         return replies.map((next) => (next === "" ? undefined : next));

@@ -2,13 +2,24 @@
  * The delivery queues: one BullMQ queue per channel type (so each type has its own
  * workers and concurrency) in each delivery shard (see redis-keys.ts: a notification's
  * shard is its order's, so every notification of one rule, flight and channel is in one
- * queue), one job per notification. The job id is the notification
- * id, and a deduplication key of the same id outlives the job: enqueueing the same
- * notification again — after a crash between enqueue and acknowledging the alert —
- * adds nothing. Failed jobs are the dead letters: they keep their reason and can be
- * sent again under the same id.
+ * queue).
+ *
+ * The notifier enqueues **bundles**: one job carrying up to BUNDLE_SIZE notifications
+ * of a queue, so that BullMQ's work (adding, taking, finishing a job) is paid once per
+ * bundle, not once per notification. Each notification notes the bundle that carries it
+ * (its *carrier*, delivery-order.ts) before the bundle is added: a bundle enqueued again
+ * with some of the same notifications — after a crash between enqueue and acknowledging
+ * the alerts — or run again after its worker died leaves them to the job that carries
+ * them. What a bundle cannot finish at its first attempt (a notification that must wait
+ * for its turn, be tried again, or be dead-lettered) it spins off as a job of its own.
+ *
+ * A notification's own job is named after it (the job id is the notification id), and
+ * a deduplication key of the same id outlives an enqueued one: enqueueing the same
+ * notification again adds nothing. Failed jobs are the dead letters: they keep their
+ * reason and can be sent again under the same id.
  */
-import { Job, Queue } from "bullmq";
+import { randomUUID } from "node:crypto";
+import { Job, type JobsOptions, Queue } from "bullmq";
 import { normaliseFlightNumber } from "../rules/flight-number.js";
 import { attemptsOf, type RetrySchedule } from "../rules/retry-schedule.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
@@ -40,6 +51,44 @@ export interface DeliveryJob {
   destination: string;
   /** Email: recipients still to deliver to (absent = all of the channel's `to`). */
   recipients?: string[];
+  /** Attempts made in the bundle that spun this job off (numbering and the schedule go on). */
+  attemptsBefore?: number;
+  /** When the notification was first enqueued (epoch ms; default the job's own timestamp). */
+  queuedAt?: number;
+  /** Spun off dead: the failure, recorded already; the job fails with it at once, unsent. */
+  dead?: string;
+}
+
+/** A bundle's data: notifications of one queue, each handled as its own job would be. */
+export interface DeliveryBundle {
+  bundle: DeliveryJob[];
+}
+
+/** What a bundle's completion keeps: the notifications it delivered. */
+export interface BundleResult {
+  delivered: string[];
+}
+
+/** What a delivery queue holds: a notification's own job, or a bundle. */
+export type QueuedDelivery = DeliveryJob | DeliveryBundle;
+
+/** Whether a job's data is a bundle. */
+export const isBundle = (data: QueuedDelivery): data is DeliveryBundle =>
+  Array.isArray((data as Partial<DeliveryBundle>).bundle);
+
+/** Notifications a bundle carries at most. */
+export const BUNDLE_SIZE = 50;
+
+/** BullMQ job name of bundles (a notification's own job is named after its rule). */
+export const BUNDLE_NAME = "bundle";
+
+/** Attempts of a bundle (only Redis trouble fails one; see enqueue). */
+export const BUNDLE_ATTEMPTS = 1_000;
+
+/** A job a bundle spins off for one of its notifications, due after `delayMs`. */
+export interface SpinOff {
+  data: DeliveryJob;
+  delayMs: number;
 }
 
 /** A notification whose delivery gave up, as `deliveries` lists it. */
@@ -80,7 +129,7 @@ export interface DeliveryQueuesOptions {
 /** The queue side of delivery: enqueue, dead letters, re-sending. */
 export class DeliveryQueues {
   /** Each channel type's queues, one per delivery shard. */
-  readonly #queues = new Map<ChannelType, Queue<DeliveryJob>[]>();
+  readonly #queues = new Map<ChannelType, Queue<QueuedDelivery>[]>();
   readonly #options: Required<DeliveryQueuesOptions>;
   readonly #connection: RedisConnection;
   readonly #keys: RedisKeys;
@@ -99,9 +148,9 @@ export class DeliveryQueues {
     };
     this.#order = new DeliveryOrder(connection, keys, this.#options.dedupMs);
     for (const type of CHANNEL_TYPES) {
-      const shards: Queue<DeliveryJob>[] = [];
+      const shards: Queue<QueuedDelivery>[] = [];
       for (let shard = 0; shard < keys.deliveryShards; shard++) {
-        const queue = new Queue<DeliveryJob>(queueName(type, shard), {
+        const queue = new Queue<QueuedDelivery>(queueName(type, shard), {
           connection,
           prefix: keys.queuePrefixOf(shard),
           ...(this.#options.readOnly ? { skipMetasUpdate: true } : {}),
@@ -116,67 +165,142 @@ export class DeliveryQueues {
   }
 
   /** The queue of a channel type in a delivery shard (the first by default). */
-  queue(type: ChannelType, shard = 0): Queue<DeliveryJob> {
+  queue(type: ChannelType, shard = 0): Queue<QueuedDelivery> {
     const queue = this.#queues.get(type)?.[shard];
     if (queue === undefined) throw new RangeError(`no ${type} queue in delivery shard ${shard}`);
     return queue;
   }
 
   /** The queue a notification goes to: its type's, in its order's shard (redis-keys.ts). */
-  queueOf(notification: Notification): Queue<DeliveryJob> {
+  queueOf(notification: Notification): Queue<QueuedDelivery> {
     return this.queue(notification.type, this.#keys.shardOf(orderOf(notification)));
   }
 
   /** The queues of a channel type, one per delivery shard. */
-  queuesOf(type: ChannelType): Queue<DeliveryJob>[] {
+  queuesOf(type: ChannelType): Queue<QueuedDelivery>[] {
     return this.#queues.get(type) ?? [];
   }
 
   /** Every queue, of every channel type and shard (read-only use: the ops dashboard). */
-  all(): Queue<DeliveryJob>[] {
+  all(): Queue<QueuedDelivery>[] {
     return [...this.#queues.values()].flat();
   }
 
   /**
-   * Adds jobs (a notification already enqueued is left as it is). Each takes its place
-   * in the order of its rule, flight and channel first (see delivery-order.ts): a place
-   * whose job never came is found out and dropped by the worker of a newer one.
+   * Adds notifications (one already enqueued is left as it is): in bundles
+   * (`bundled`: the notifier), or each as a job of its own (replays, re-sends). Each takes its
+   * place in the order of its rule, flight and channel first (see delivery-order.ts): a
+   * place whose job never came is found out and dropped by the worker of a newer one.
    */
-  async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
-    await this.#order.pending(jobs.map((job) => job.notification));
-    const byQueue = new Map<Queue<DeliveryJob>, DeliveryJob[]>();
+  async enqueue(jobs: readonly DeliveryJob[], options: { bundled?: boolean } = {}): Promise<void> {
+    const byQueue = new Map<Queue<QueuedDelivery>, DeliveryJob[]>();
     for (const job of jobs) {
       const queue = this.queueOf(job.notification);
       const list = byQueue.get(queue) ?? [];
       list.push(job);
       byQueue.set(queue, list);
     }
-    const { keepCompletedMs, keepFailedMs, dedupMs } = this.#options;
+    if (options.bundled !== true) {
+      await this.#order.pending(jobs.map((job) => job.notification));
+      await Promise.all(
+        [...byQueue].map(([queue, list]) =>
+          queue.addBulk(list.map((data) => this.#ownJob(data, 0, true))),
+        ),
+      );
+      return;
+    }
+    const bundles: { queue: Queue<QueuedDelivery>; id: string; list: DeliveryJob[] }[] = [];
+    const carriers = new Map<string, string>();
+    for (const [queue, all] of byQueue) {
+      // Once each: an alert read twice (a dispatcher run again) is one notification.
+      const seen = new Set<string>();
+      const list = all.filter(
+        (job) => !seen.has(job.notification.id) && seen.add(job.notification.id),
+      );
+      for (let i = 0; i < list.length; i += BUNDLE_SIZE) {
+        const id = `bundle_${randomUUID()}`;
+        const part = list.slice(i, i + BUNDLE_SIZE);
+        for (const job of part) carriers.set(job.notification.id, id);
+        bundles.push({ queue, id, list: part });
+      }
+    }
+    // Carriers first: a bundle taken at once finds its notifications noted as its own.
+    await this.#order.pending(
+      bundles.flatMap((b) => b.list.map((job) => job.notification)),
+      carriers,
+    );
+    const { keepCompletedMs } = this.#options;
     await Promise.all(
-      [...byQueue].map(([queue, list]) =>
-        queue.addBulk(
-          list.map((data) => ({
-            name: data.notification.ruleId,
-            data,
-            opts: {
-              jobId: data.notification.id,
-              deduplication: { id: data.notification.id, ttl: dedupMs },
-              attempts: attemptsOf(data.retry),
-              backoff: { type: SCHEDULE_BACKOFF },
-              removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
-              removeOnFail: { age: Math.ceil(keepFailedMs / 1000) },
-              stackTraceLimit: 0,
-            },
-          })),
+      bundles.map(({ queue, id, list }) =>
+        queue.add(
+          BUNDLE_NAME,
+          { bundle: list },
+          {
+            jobId: id,
+            // A bundle fails only when Redis does: it is run again, and what it finished is
+            // not done twice.
+            attempts: BUNDLE_ATTEMPTS,
+            backoff: { type: SCHEDULE_BACKOFF },
+            removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
+            removeOnFail: { age: Math.ceil(this.#options.keepFailedMs / 1000) },
+            stackTraceLimit: 0,
+          },
         ),
       ),
     );
   }
 
+  /**
+   * Adds the jobs a bundle spun off, each under its notification's id (one already there
+   * is left as it is), and hands the notifications to them.
+   */
+  async spinOff(jobs: readonly SpinOff[]): Promise<void> {
+    const byQueue = new Map<Queue<QueuedDelivery>, SpinOff[]>();
+    for (const job of jobs) {
+      const queue = this.queueOf(job.data.notification);
+      const list = byQueue.get(queue) ?? [];
+      list.push(job);
+      byQueue.set(queue, list);
+    }
+    await Promise.all(
+      [...byQueue].map(([queue, list]) =>
+        queue.addBulk(list.map(({ data, delayMs }) => this.#ownJob(data, delayMs, false))),
+      ),
+    );
+    await this.#order.carry(jobs.map((job) => job.data.notification));
+  }
+
+  /** A notification's own job: named after it, on its retry schedule. */
+  #ownJob(
+    data: DeliveryJob,
+    delayMs: number,
+    deduplicate: boolean,
+  ): { name: string; data: DeliveryJob; opts: JobsOptions } {
+    const { keepCompletedMs, keepFailedMs, dedupMs } = this.#options;
+    return {
+      name: data.notification.ruleId,
+      data,
+      opts: {
+        jobId: data.notification.id,
+        ...(deduplicate ? { deduplication: { id: data.notification.id, ttl: dedupMs } } : {}),
+        ...(delayMs > 0 ? { delay: delayMs } : {}),
+        attempts: attemptsOf(data.retry),
+        backoff: { type: SCHEDULE_BACKOFF },
+        removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
+        removeOnFail: { age: Math.ceil(keepFailedMs / 1000) },
+        stackTraceLimit: 0,
+      },
+    };
+  }
+
   /** Dead letters, newest first, at most `limit` per channel type. */
   async deadLetters(limit = 100): Promise<DeadLetter[]> {
     const lists = await Promise.all(
-      this.all().map(async (queue) => (await queue.getFailed(0, limit - 1)).map(deadLetterOf)),
+      this.all().map(async (queue) =>
+        (await queue.getFailed(0, limit - 1)).flatMap((job) =>
+          isOwnJob(job) ? [deadLetterOf(job)] : [],
+        ),
+      ),
     );
     // Newest first over every shard, at most `limit` per type.
     const sorted = lists.flat().sort((a, b) => b.failedAt - a.failedAt);
@@ -198,11 +322,12 @@ export class DeliveryQueues {
     const missing: string[] = [];
     const jobs: Job<DeliveryJob>[] = [];
     if (ids === "all") {
-      for (const queue of this.all()) jobs.push(...(await queue.getFailed()));
+      for (const queue of this.all()) jobs.push(...(await queue.getFailed()).filter(isOwnJob));
     } else {
       for (const id of ids) {
         const found = await this.#find(id);
-        if (found) jobs.push(found);
+        if (found && isOwnJob(found)) jobs.push(found);
+        else if (await this.#requeueBundled(id)) requeued.push(id);
         else missing.push(id);
       }
     }
@@ -212,10 +337,39 @@ export class DeliveryQueues {
         missing.push(`${job.id} (${state})`);
         continue;
       }
+      // Sent again from the start: the attempts of a bundle and a dead letter's end go.
+      if (job.data.dead !== undefined || job.data.attemptsBefore !== undefined) {
+        const { dead: _dead, attemptsBefore: _before, ...data } = job.data;
+        await job.updateData(data);
+      }
+      // Its own job carries it again (it ended it, or a bundle did).
+      await this.#order.carry([job.data.notification]);
       await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
       requeued.push(job.id as string);
     }
     return { requeued, missing };
+  }
+
+  /**
+   * Sends again a notification a finished bundle carried (and did not spin off), as a
+   * job of its own; false when no finished bundle carried it.
+   */
+  async #requeueBundled(id: string): Promise<boolean> {
+    const carrier = await this.#order.carrierOf(id);
+    if (carrier === undefined) return false;
+    const bundle = await this.#find(carrier.job);
+    if (bundle === undefined || !isBundle(bundle.data)) return false;
+    const state = await bundle.getState();
+    const data = bundle.data.bundle.find((d) => d.notification.id === id);
+    if (data === undefined || (state !== "completed" && state !== "failed")) return false;
+    const { dead: _dead, attemptsBefore: _before, ...fresh } = data;
+    await this.queueOf(data.notification).add(
+      fresh.notification.ruleId,
+      fresh,
+      this.#ownJob(fresh, 0, false).opts,
+    );
+    await this.#order.carry([data.notification]);
+    return true;
   }
 
   /**
@@ -240,10 +394,27 @@ export class DeliveryQueues {
             offset,
             REPLAY_READ_BATCH,
           );
-          const jobs = await Promise.all(ids.map((id) => Job.fromId<DeliveryJob>(queue, id)));
+          const jobs = await Promise.all(ids.map((id) => Job.fromId<QueuedDelivery>(queue, id)));
           for (const job of jobs) {
-            if (job === undefined || !replayWanted(job, state, window)) continue;
-            found.push({ data: job.data, at: job.finishedOn ?? job.timestamp });
+            if (job === undefined) continue;
+            const at = job.finishedOn ?? job.timestamp;
+            if (!isBundle(job.data)) {
+              const returned = job.returnvalue as {
+                superseded?: boolean;
+                cancelled?: boolean;
+              } | null;
+              // Completed but never sent: superseded by a newer one, or its subscription ended.
+              const sent = state === "failed" || !(returned?.superseded || returned?.cancelled);
+              if (sent && replayWanted(job.data, window)) found.push({ data: job.data, at });
+              continue;
+            }
+            // A bundle: the notifications it delivered itself (the others went on in jobs of their own).
+            const delivered = new Set((job.returnvalue as BundleResult | null)?.delivered ?? []);
+            for (const data of job.data.bundle) {
+              if (delivered.has(data.notification.id) && replayWanted(data, window)) {
+                found.push({ data, at });
+              }
+            }
           }
           if (ids.length < REPLAY_READ_BATCH) break;
         }
@@ -359,7 +530,7 @@ export class DeliveryQueues {
     await Promise.all(this.all().map((q) => q.close()));
   }
 
-  async #find(id: string): Promise<Job<DeliveryJob> | undefined> {
+  async #find(id: string): Promise<Job<QueuedDelivery> | undefined> {
     for (const queue of this.all()) {
       const job = await queue.getJob(id);
       if (job) return job;
@@ -383,24 +554,22 @@ const REPLAY_READ_BATCH = 500;
 /** Replays enqueued at a time (one `addBulk` each). */
 const REPLAY_ENQUEUE_BATCH = 1000;
 
-function replayWanted(
-  job: Job<DeliveryJob>,
-  state: "completed" | "failed",
-  window: ReplayWindow,
-): boolean {
-  const n = job.data?.notification;
+function replayWanted(data: DeliveryJob, window: ReplayWindow): boolean {
+  const n = data?.notification;
   if (n === undefined) return false;
   // A reminder is about a moment that has passed or is near: never sent again.
   if (n.alert.reminder !== undefined) return false;
-  // Completed but never sent: superseded by a newer one, or its subscription ended.
-  const returned = job.returnvalue as { superseded?: boolean; cancelled?: boolean } | null;
-  if (state === "completed" && (returned?.superseded || returned?.cancelled)) return false;
   if (window.ruleId !== undefined && n.ruleId !== window.ruleId) return false;
   if (window.flight !== undefined) {
     const names = [n.alert.flight.mainFlight, ...n.alert.flight.flightNames];
     if (!names.some((name) => normaliseFlightNumber(name) === window.flight)) return false;
   }
   return true;
+}
+
+/** Whether a job is a notification's own (not a bundle). */
+function isOwnJob(job: Job<QueuedDelivery>): job is Job<DeliveryJob> {
+  return !isBundle(job.data);
 }
 
 /** A failed job as a dead letter; the reason is the prefix of its failure message. */
@@ -418,8 +587,8 @@ function deadLetterOf(job: Job<DeliveryJob>): DeadLetter {
     destination: job.data.destination,
     reason: reason as DeadLetter["reason"],
     detail: reason === "unknown" ? message : message.slice(colon + 2),
-    attempts: job.attemptsMade,
-    createdAt: job.timestamp,
+    attempts: (job.data.attemptsBefore ?? 0) + job.attemptsMade,
+    createdAt: job.data.queuedAt ?? job.timestamp,
     failedAt: job.finishedOn ?? job.timestamp,
   };
 }

@@ -20,19 +20,25 @@ import { DelayedError, Job, UnrecoverableError, Worker } from "bullmq";
 import { crashPoint } from "../crash-point.js";
 import { foldAlert } from "../dispatch/alert-fold.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
-import { DEFAULT_RETRY_SCHEDULE, retryDelay } from "../rules/retry-schedule.js";
+import { attemptsOf, DEFAULT_RETRY_SCHEDULE, retryDelay } from "../rules/retry-schedule.js";
+import { CallBatch } from "../store/call-batch.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { subscriptionIdOf } from "../subscriptions/subscription.js";
 import type { SubscriptionRules } from "../subscriptions/subscription-rules.js";
 import type { ChannelSender } from "./channel-sender.js";
 import type { DeliveryLog, DeliveryRecord } from "./delivery-log.js";
-import { DeliveryOrder } from "./delivery-order.js";
+import { type ClaimingJob, DeliveryOrder } from "./delivery-order.js";
 import {
+  type BundleResult,
   DEFAULT_DEDUP_MS,
+  type DeliveryBundle,
   type DeliveryJob,
   DeliveryQueues,
+  isBundle,
+  type QueuedDelivery,
   queueName,
+  type SpinOff,
 } from "./delivery-queues.js";
 import { endpointOf } from "./endpoint.js";
 import type { ChannelType, Notification } from "./notification.js";
@@ -115,6 +121,44 @@ const DEFAULT_CONCURRENCY: Record<ChannelType, number> = {
   console: 1,
 };
 
+/** One notification being attempted, in its own job or in a bundle. */
+interface Attempt {
+  /** The notification's data (replaced when it takes in what it superseded, or recipients go). */
+  data: DeliveryJob;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Attempts it has in all. */
+  attempts: number;
+  /** When the notification was first enqueued, epoch ms. */
+  queuedAt: number;
+  /** The job it is attempted in (its own, or the bundle). */
+  job: Job<QueuedDelivery>;
+  token: string | undefined;
+  /** performance.now() when the attempt began (took its slot). */
+  startedAt: number;
+  /** The job, as its claims name it. */
+  claimAs: ClaimingJob;
+  /** Keeps a change of the data where the job run again finds it. */
+  save(data: DeliveryJob): Promise<unknown>;
+}
+
+/** What an attempt came to. */
+type Step =
+  /** Settled: delivered, superseded, cancelled; `value` is what its own job returns. */
+  | { kind: "ended"; delivered: boolean; value: unknown }
+  /** Another job carries it (an enqueue repeated, a bundle run again), or ended it there. */
+  | { kind: "carried"; by: string; ended: boolean }
+  /** Its turn has not come: again in ORDER_WAIT_MS, no attempt used. */
+  | { kind: "wait" }
+  /** The receiver asked to wait this long: again then, no attempt used. */
+  | { kind: "later"; delayMs: number }
+  /** Failed, to be tried again on its schedule (recorded). */
+  | { kind: "retry"; message: string; retryAfterMs?: number }
+  /** Failed for good (recorded, out of its order): a dead letter with this message. */
+  | { kind: "dead"; message: string }
+  /** The job's lock was lost: the worker that has it now sends it. */
+  | { kind: "abandoned" };
+
 /** A retryable failure, carrying the receiver's `Retry-After` to the backoff. */
 class RetryLaterError extends Error {
   override name = "RetryLaterError";
@@ -126,37 +170,36 @@ class RetryLaterError extends Error {
   }
 }
 
+/** Runs a task when one of its slots is free. */
+type Slots = <T>(task: () => Promise<T>) => Promise<T>;
+
 /**
- * A sender that has at most `limit` sends in flight, the others waiting their turn in
- * the order they came (the workers of several delivery shards share one type's limit).
+ * At most `limit` tasks at a time, the others waiting their turn in the order they came:
+ * the attempts of one channel type, over the notifications of every bundle and job and
+ * the workers of every delivery shard. A notification takes its order's turn only once
+ * it has a slot, so that no turn is held while it waits for one.
  */
-function limitSends(sender: ChannelSender, limit: number): ChannelSender {
+function slots(limit: number): Slots {
   let inFlight = 0;
   const waiting: Array<() => void> = [];
-  const limited: ChannelSender = {
-    type: sender.type,
-    ...(sender.concurrency !== undefined ? { concurrency: sender.concurrency } : {}),
-    async send(notification, channel, context) {
-      if (inFlight >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-      else inFlight++;
-      try {
-        return await sender.send(notification, channel, context);
-      } finally {
-        // The slot goes straight to the next waiting send, if any.
-        const next = waiting.shift();
-        if (next) next();
-        else inFlight--;
-      }
-    },
-    close: () => sender.close(),
+  return async (task) => {
+    if (inFlight >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else inFlight++;
+    try {
+      return await task();
+    } finally {
+      // The slot goes straight to the next waiting task, if any.
+      const next = waiting.shift();
+      if (next) next();
+      else inFlight--;
+    }
   };
-  return limited;
 }
 
 /** Runs the delivery workers of the channel types that have a sender. */
 export class DeliveryWorkers {
   readonly #options: DeliveryWorkersOptions;
-  readonly #workers: Worker<DeliveryJob>[] = [];
+  readonly #workers: Worker<QueuedDelivery>[] = [];
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #lockDurationMs: number;
@@ -164,6 +207,8 @@ export class DeliveryWorkers {
   readonly #order: DeliveryOrder;
   /** Notification ids this process delivered, newest last (at most SENT_REMEMBERED). */
   readonly #sent = new Set<string>();
+  /** Jobs bundles spin off, added together when spun off in one turn of the event loop. */
+  readonly #spinOffs: CallBatch<SpinOff, void>;
 
   constructor(options: DeliveryWorkersOptions) {
     this.#options = options;
@@ -176,19 +221,24 @@ export class DeliveryWorkers {
     const { connection, keys } = options;
     this.#queues = options.queues ?? new DeliveryQueues(connection, keys);
     this.#order = new DeliveryOrder(connection, keys, DEFAULT_DEDUP_MS);
+    this.#spinOffs = new CallBatch<SpinOff, void>(async (jobs) => {
+      await this.#queues.spinOff(jobs);
+      return [];
+    });
     for (const [type, sender] of Object.entries(options.senders) as [
       ChannelType,
       ChannelSender,
     ][]) {
-      // The type's jobs in flight are shared out over its shards' workers, and its sends
-      // held to the type's number across them (the console's one at a time stays one).
+      // The type's jobs in flight are shared out over its shards' workers, and its
+      // attempts held to the type's number across them and across the notifications of
+      // each bundle (the console's one at a time stays one).
       const total = options.concurrency?.[type] ?? sender.concurrency ?? DEFAULT_CONCURRENCY[type];
       const concurrency = Math.max(1, Math.ceil(total / keys.deliveryShards));
-      const shared = keys.deliveryShards > 1 ? limitSends(sender, total) : sender;
+      const limited = slots(total);
       for (let shard = 0; shard < keys.deliveryShards; shard++) {
-        const worker = new Worker<DeliveryJob>(
+        const worker = new Worker<QueuedDelivery>(
           queueName(type, shard),
-          (job, token) => this.#process(shared, job, token),
+          (job, token) => this.#process(sender, limited, job, token),
           {
             connection,
             prefix: keys.queuePrefixOf(shard),
@@ -198,13 +248,19 @@ export class DeliveryWorkers {
             // A killed worker must not turn its jobs into dead letters: hand them on again.
             maxStalledCount: 100,
             settings: {
-              backoffStrategy: (attemptsMade, _type, err, job) =>
-                retryDelay(
-                  (job?.data as DeliveryJob | undefined)?.retry ?? DEFAULT_RETRY_SCHEDULE,
-                  attemptsMade,
+              backoffStrategy: (attemptsMade, _type, err, job) => {
+                const data = job?.data as QueuedDelivery | undefined;
+                // A bundle fails only when Redis does: again soon, at most every 30 s.
+                if (data !== undefined && isBundle(data)) {
+                  return Math.min(30_000, 500 * 2 ** Math.min(attemptsMade, 10));
+                }
+                return retryDelay(
+                  data?.retry ?? DEFAULT_RETRY_SCHEDULE,
+                  (data?.attemptsBefore ?? 0) + attemptsMade,
                   this.#random,
                   err instanceof RetryLaterError ? err.retryAfterMs : undefined,
-                ),
+                );
+              },
             },
           },
         );
@@ -224,43 +280,167 @@ export class DeliveryWorkers {
     await Promise.all(this.#workers.map((w) => w.close()));
   }
 
-  async #process(
+  /** A job: a bundle of notifications, or one notification's own job. */
+  #process(
     sender: ChannelSender,
+    limited: Slots,
+    job: Job<QueuedDelivery>,
+    token: string | undefined,
+  ): Promise<unknown> {
+    return isBundle(job.data)
+      ? this.#processBundle(sender, limited, job as Job<DeliveryBundle>, token)
+      : this.#processOwn(sender, limited, job as Job<DeliveryJob>, token);
+  }
+
+  /** A notification's own job: what the attempt comes to, as BullMQ moves of the job. */
+  async #processOwn(
+    sender: ChannelSender,
+    limited: Slots,
     job: Job<DeliveryJob>,
     token: string | undefined,
   ): Promise<unknown> {
-    const startedAt = performance.now();
-    const attempt = job.attemptsMade + 1;
+    // Spun off dead by a bundle, recorded there: it fails at once, to be listed and re-sent.
+    if (job.data.dead !== undefined) throw new UnrecoverableError(job.data.dead);
+    const attempt: Attempt = {
+      data: job.data,
+      attempt: (job.data.attemptsBefore ?? 0) + job.attemptsMade + 1,
+      attempts: job.opts.attempts ?? 1,
+      queuedAt: job.data.queuedAt ?? job.timestamp,
+      job,
+      token,
+      startedAt: performance.now(),
+      claimAs: claimingJob(job),
+      save: (data) => job.updateData(data),
+    };
+    const step = await limited(() => this.#attemptOne(sender, attempt));
+    switch (step.kind) {
+      case "ended":
+        return step.value;
+      case "carried":
+        // Ended there: nothing to do. Under way there: wait, as the bundle may hand it
+        // over (spin it off to this very job) rather than end it.
+        if (step.ended) return { carried: step.by };
+        await job.moveToDelayed(this.#now() + ORDER_WAIT_MS, token);
+        throw new DelayedError();
+      case "wait":
+      case "later":
+        // Not an attempt: waiting uses none up.
+        await job.moveToDelayed(
+          this.#now() + (step.kind === "wait" ? ORDER_WAIT_MS : step.delayMs),
+          token,
+        );
+        throw new DelayedError();
+      case "retry":
+        throw new RetryLaterError(step.message, step.retryAfterMs);
+      case "dead":
+        throw new UnrecoverableError(step.message);
+      case "abandoned":
+        // After a DelayedError BullMQ leaves the job as it is (as after moveToDelayed):
+        // it belongs to the worker that holds its lock now, and nothing is recorded here.
+        throw new DelayedError();
+    }
+  }
+
+  /**
+   * A bundle: each notification attempted as its own job would be, at once (held to the
+   * channel type's concurrency, shared with every other job). What one cannot finish now — wait for its turn, be tried
+   * again, be dead-lettered — goes on in a job of its own, spun off as soon as it is
+   * known. Run again (its worker died, Redis failed it), a bundle leaves alone what it
+   * ended or spun off already (delivery-order.ts: carriers).
+   */
+  async #processBundle(
+    sender: ChannelSender,
+    limited: Slots,
+    job: Job<DeliveryBundle>,
+    token: string | undefined,
+  ): Promise<BundleResult> {
+    const claimAs = claimingJob(job);
+    const delivered: string[] = [];
+    let abandoned = false;
+    const settled = await Promise.allSettled(
+      job.data.bundle.map(async (data, index) => {
+        const queuedAt = data.queuedAt ?? job.timestamp;
+        const attempt: Attempt = {
+          data,
+          attempt: (data.attemptsBefore ?? 0) + 1,
+          attempts: attemptsOf(data.retry),
+          queuedAt,
+          job,
+          token,
+          startedAt: performance.now(),
+          claimAs,
+          save: async (changed) => {
+            // Kept in the bundle: a run again starts from it.
+            job.data.bundle[index] = changed;
+            await job.updateData(job.data);
+          },
+        };
+        const step = await limited(() => this.#attemptOne(sender, attempt));
+        const own: DeliveryJob = { ...attempt.data, queuedAt };
+        switch (step.kind) {
+          case "ended":
+            if (step.delivered) delivered.push(data.notification.id);
+            return;
+          case "carried":
+            return;
+          case "wait":
+            return this.#spinOffs.call({ data: own, delayMs: ORDER_WAIT_MS });
+          case "later":
+            return this.#spinOffs.call({ data: own, delayMs: step.delayMs });
+          case "retry":
+            return this.#spinOffs.call({
+              data: { ...own, attemptsBefore: attempt.attempt },
+              delayMs: Math.max(
+                0,
+                retryDelay(data.retry, attempt.attempt, this.#random, step.retryAfterMs),
+              ),
+            });
+          case "dead":
+            return this.#spinOffs.call({
+              data: { ...own, attemptsBefore: attempt.attempt - 1, dead: step.message },
+              delayMs: 0,
+            });
+          case "abandoned":
+            abandoned = true;
+            return;
+        }
+      }),
+    );
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+    // Taken for dead: the worker that holds the lock now runs the bundle (what was done
+    // here is left alone there).
+    if (abandoned) throw new DelayedError();
+    return { delivered };
+  }
+
+  /**
+   * One attempt at one notification, in its own job or in a bundle; what it came to.
+   * Every attempt is recorded; the notification's place in its order is ended or kept.
+   */
+  async #attemptOne(sender: ChannelSender, a: Attempt): Promise<Step> {
+    // From its slot on (a wait for the slot is not the attempt's).
+    a.startedAt = performance.now();
     // One at a time per (rule, flight, channel), oldest first (BullMQ's own workers always
     // pass a token; without one there is no lock, and no turn to wait for).
-    const turn = token === undefined ? ({ kind: "go" } as const) : await this.#takeTurn(job);
-    if (turn.kind === "wait" && token !== undefined) {
-      // Not an attempt: waiting for the turn uses none up.
-      await job.moveToDelayed(this.#now() + ORDER_WAIT_MS, token);
-      throw new DelayedError();
-    }
-    // After the turn: the job's data may have taken in what it superseded.
-    const { notification } = job.data;
-    if (turn.kind === "superseded")
-      return this.#notSent(job.data, attempt, "superseded", turn.detail);
+    const turn = a.token === undefined ? ({ kind: "go" } as const) : await this.#takeTurn(a);
+    if (turn.kind === "carried") return turn;
+    if (turn.kind === "wait") return { kind: "wait" };
+    // After the turn: the data may have taken in what it superseded.
+    const { notification } = a.data;
+    if (turn.kind === "superseded") return this.#notSent(a, "superseded", turn.detail);
     // Sent by this process already, but the record or the job's completion failed (Redis
     // refusing writes, its memory full): the job came back (started again, unlike a job
     // an operator sends again, whose attempts are reset). Done, not sent again.
-    const cameBack = this.#sent.has(notification.id) && job.attemptsStarted > 1;
-    const outcome: SendOutcome = cameBack
-      ? { status: "delivered" }
-      : await this.#attempt(sender, job, attempt, token, startedAt);
+    const cameBack = this.#sent.has(notification.id) && a.job.attemptsStarted > 1;
+    const outcome: SendOutcome = cameBack ? { status: "delivered" } : await this.#send(sender, a);
     if (outcome.status === "delivered") this.#remember(notification.id);
     if (outcome.status === "abandoned") {
-      this.#options.onAbandoned?.(job.data, attempt);
-      // After a DelayedError BullMQ leaves the job as it is (as after moveToDelayed):
-      // it belongs to the worker that holds its lock now, and nothing is recorded here.
-      throw new DelayedError();
+      this.#options.onAbandoned?.(a.data, a.attempt);
+      return { kind: "abandoned" };
     }
-    if (outcome.status === "cancelled") {
-      return this.#notSent(job.data, attempt, "cancelled", outcome.detail);
-    }
-    const record = baseRecord(job.data, attempt, this.#now());
+    if (outcome.status === "cancelled") return this.#notSent(a, "cancelled", outcome.detail);
+    const record = baseRecord(a.data, a.attempt, this.#now());
     if (outcome.status !== "delivered") {
       record.reason = outcome.reason;
       record.detail = outcome.detail;
@@ -272,72 +452,86 @@ export class DeliveryWorkers {
 
     if (outcome.status === "delivered") {
       await this.#record(record);
-      await this.#done(notification, true);
-      return { code: outcome.code, attempts: attempt };
+      await this.#done(a, true);
+      return { kind: "ended", delivered: true, value: { code: outcome.code, attempts: a.attempt } };
     }
     if (outcome.status === "failed") {
       await this.#record({ ...record, result: "dead" });
-      await this.#done(notification, false);
-      throw new UnrecoverableError(`${outcome.reason}: ${outcome.detail}`);
+      await this.#done(a, false);
+      return { kind: "dead", message: `${outcome.reason}: ${outcome.detail}` };
     }
     // It will be tried again: the turn goes (a newer notification may supersede it).
     await this.#order.release(notification);
     if (outcome.retryRecipients) {
-      await job.updateData({ ...job.data, recipients: outcome.retryRecipients });
+      a.data = { ...a.data, recipients: outcome.retryRecipients };
+      await a.save(a.data);
     }
     const now = this.#now();
-    const inTime = now - job.timestamp < job.data.retry.forMs;
+    const inTime = now - a.queuedAt < a.data.retry.forMs;
     // Being told to slow down is not a failed attempt: wait as asked, without using one up.
     if (
       outcome.reason === "rate_limited" &&
       outcome.retryAfterMs !== undefined &&
       inTime &&
-      token
+      a.token
     ) {
       await this.#record({ ...record, result: "retrying", nextAt: now + outcome.retryAfterMs });
-      await job.moveToDelayed(now + outcome.retryAfterMs, token);
-      throw new DelayedError();
+      return { kind: "later", delayMs: outcome.retryAfterMs };
     }
-    const attempts = job.opts.attempts ?? 1;
-    if (attempt >= attempts) {
+    if (a.attempt >= a.attempts) {
       await this.#record({ ...record, result: "dead" });
-      await this.#done(notification, false);
-      throw new UnrecoverableError(
-        `${outcome.reason}: ${outcome.detail} (gave up after ${attempt} attempt${attempt === 1 ? "" : "s"})`,
-      );
+      await this.#done(a, false);
+      return {
+        kind: "dead",
+        message: `${outcome.reason}: ${outcome.detail} (gave up after ${a.attempt} attempt${a.attempt === 1 ? "" : "s"})`,
+      };
     }
     await this.#record({ ...record, result: "retrying" });
-    throw new RetryLaterError(`${outcome.reason}: ${outcome.detail}`, outcome.retryAfterMs);
+    return {
+      kind: "retry",
+      message: `${outcome.reason}: ${outcome.detail}`,
+      ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+    };
   }
 
   /** Ends a notification that is not to be sent (superseded, cancelled): recorded, out of its order. */
-  async #notSent(
-    data: DeliveryJob,
-    attempt: number,
-    result: "superseded" | "cancelled",
-    detail: string,
-  ): Promise<{ superseded: true } | { cancelled: true }> {
-    await this.#record({ ...baseRecord(data, attempt, this.#now()), result, detail });
-    await this.#done(data.notification, false);
-    return result === "superseded" ? { superseded: true } : { cancelled: true };
+  async #notSent(a: Attempt, result: "superseded" | "cancelled", detail: string): Promise<Step> {
+    await this.#record({ ...baseRecord(a.data, a.attempt, this.#now()), result, detail });
+    await this.#done(a, false);
+    return {
+      kind: "ended",
+      delivered: false,
+      value: result === "superseded" ? { superseded: true } : { cancelled: true },
+    };
   }
 
   /**
-   * Takes the turn to send the job's notification in its order (see delivery-order.ts):
+   * Takes the turn to send the notification in its order (see delivery-order.ts):
    * `go`; `wait` while another of the order is being sent, or an older one is waiting
    * to go first; `superseded` when a newer one was delivered already, or when what it
-   * superseded cancels out what it says. An older one that failed and waits to be tried
-   * again is superseded here: taken out of its queue, its changes folded into this
-   * notification, recorded as superseded.
+   * superseded cancels out what it says; `carried` when another job carries it (an
+   * enqueue repeated, a bundle run again). An older one that failed and waits to be tried again is superseded
+   * here: taken out of its queue, its changes folded into this notification, recorded
+   * as superseded.
    */
   async #takeTurn(
-    job: Job<DeliveryJob>,
-  ): Promise<{ kind: "go" } | { kind: "wait" } | { kind: "superseded"; detail: string }> {
-    const queue = this.#queues.queueOf(job.data.notification);
+    a: Attempt,
+  ): Promise<
+    | { kind: "go" }
+    | { kind: "wait" }
+    | { kind: "superseded"; detail: string }
+    | { kind: "carried"; by: string; ended: boolean }
+  > {
+    const queue = this.#queues.queueOf(a.data.notification);
     for (let round = 0; round < MAX_TURN_ROUNDS; round++) {
-      const notification = job.data.notification;
-      const turn = await this.#order.claim(notification, ORDER_LOCK_LOCKS * this.#lockDurationMs);
+      const notification = a.data.notification;
+      const turn = await this.#order.claim(
+        notification,
+        ORDER_LOCK_LOCKS * this.#lockDurationMs,
+        a.claimAs,
+      );
       if (turn.kind === "go") return { kind: "go" };
+      if (turn.kind === "carried") return turn;
       if (turn.kind === "busy") return { kind: "wait" };
       if (turn.kind === "stale") {
         return {
@@ -347,9 +541,15 @@ export class DeliveryWorkers {
       }
       let wait = false;
       for (const id of turn.ids) {
-        const older = await Job.fromId<DeliveryJob>(queue, id);
-        const state = older ? await older.getState() : "unknown";
-        if (!older || state === "completed" || state === "failed" || state === "unknown") {
+        const older = await Job.fromId<QueuedDelivery>(queue, id);
+        if (older === undefined || isBundle(older.data)) {
+          // Not a job of its own: waiting in a bundle goes first; else out of the way.
+          if (await this.#inBundleUnderWay(notification, id)) wait = true;
+          else await this.#order.forget(notification, [id]);
+          continue;
+        }
+        const state = await older.getState();
+        if (state === "completed" || state === "failed" || state === "unknown") {
           // Done (its end not noted: a crash), or its job never came: out of the way.
           await this.#order.forget(notification, [id]);
           continue;
@@ -367,18 +567,24 @@ export class DeliveryWorkers {
           wait = true; // taken by a worker meanwhile
           continue;
         }
-        const alert = foldAlert(older.data.notification.alert, job.data.notification.alert);
-        await job.updateData({ ...job.data, notification: { ...job.data.notification, alert } });
+        const olderData = older.data as DeliveryJob;
+        const alert = foldAlert(olderData.notification.alert, a.data.notification.alert);
+        a.data = { ...a.data, notification: { ...a.data.notification, alert } };
+        await a.save(a.data);
         await this.#record({
-          ...baseRecord(older.data, older.attemptsMade, this.#now()),
+          ...baseRecord(
+            olderData,
+            (olderData.attemptsBefore ?? 0) + older.attemptsMade,
+            this.#now(),
+          ),
           result: "superseded",
-          supersededBy: job.data.notification.id,
-          detail: `superseded by the newer ${job.data.notification.id}, which carries its changes`,
+          supersededBy: a.data.notification.id,
+          detail: `superseded by the newer ${a.data.notification.id}, which carries its changes`,
         });
         await this.#order.forget(notification, [id]);
       }
       if (wait) return { kind: "wait" };
-      if (job.data.notification.alert.changes.length === 0) {
+      if (a.data.notification.alert.changes.length === 0) {
         return {
           kind: "superseded",
           detail: "its changes cancel out with those of the older notifications it superseded",
@@ -388,14 +594,28 @@ export class DeliveryWorkers {
     return { kind: "wait" };
   }
 
+  /** Whether a notification of `notification`'s order is carried by a bundle not finished yet. */
+  async #inBundleUnderWay(notification: Notification, id: string): Promise<boolean> {
+    const carrier = await this.#order.carrierIn(notification, id);
+    if (carrier === undefined || carrier.ended || carrier.job === id) return false;
+    const bundle = await Job.fromId<QueuedDelivery>(
+      this.#queues.queueOf(notification),
+      carrier.job,
+    );
+    if (bundle === undefined) return false;
+    const state = await bundle.getState();
+    return state !== "completed" && state !== "failed" && state !== "unknown";
+  }
+
   /**
    * Ends a notification's place in its order, and hands the turn to the next one at once
    * when it waits for it (rather than when its wait for the turn runs out).
    */
-  async #done(notification: Notification, delivered: boolean): Promise<void> {
-    const next = await this.#order.done(notification, delivered);
+  async #done(a: Attempt, delivered: boolean): Promise<void> {
+    const { notification } = a.data;
+    const next = await this.#order.done(notification, delivered, a.job.id);
     if (next === undefined) return;
-    const job = await Job.fromId<DeliveryJob>(this.#queues.queueOf(notification), next);
+    const job = await Job.fromId<QueuedDelivery>(this.#queues.queueOf(notification), next);
     // Only one waiting for its turn (never used an attempt); a retry keeps its backoff.
     if (job && job.attemptsMade === 0 && (await job.getState()) === "delayed") {
       await job.promote().catch(() => undefined);
@@ -403,14 +623,8 @@ export class DeliveryWorkers {
   }
 
   /** One attempt: find the channel, skip disabled endpoints, send, disable on 410. */
-  async #attempt(
-    sender: ChannelSender,
-    job: Job<DeliveryJob>,
-    attempt: number,
-    token: string | undefined,
-    startedAt: number,
-  ): Promise<SendOutcome> {
-    const { notification } = job.data;
+  async #send(sender: ChannelSender, a: Attempt): Promise<SendOutcome> {
+    const { notification } = a.data;
     const rule =
       this.#options.rules().get(notification.ruleId) ??
       (await this.#options.subscriptions?.get([notification.ruleId]))?.get(notification.ruleId);
@@ -444,7 +658,7 @@ export class DeliveryWorkers {
     // A reminder that waited (retries, an outage) as long as it was early helps nobody:
     // "boarding starts in 30 min" after boarding began. Not sent, and not a failure.
     const reminder = notification.alert.reminder;
-    if (reminder !== undefined && this.#now() - job.timestamp >= reminder.inMinutes * 60_000) {
+    if (reminder !== undefined && this.#now() - a.queuedAt >= reminder.inMinutes * 60_000) {
       return {
         status: "cancelled",
         detail: `a reminder ${reminder.inMinutes} min before ${reminder.before.replace("_", " ")} not sent by then: its moment has come`,
@@ -466,9 +680,9 @@ export class DeliveryWorkers {
       rule,
       zone: this.#options.zone,
       now: this.#now,
-      attempt,
-      ...(job.data.recipients ? { recipients: job.data.recipients } : {}),
-      stillMine: (waited) => this.#stillMine(job, token, waited ? undefined : startedAt),
+      attempt: a.attempt,
+      ...(a.data.recipients ? { recipients: a.data.recipients } : {}),
+      stillMine: (waited) => this.#stillMine(a.job, a.token, waited ? undefined : a.startedAt),
     });
     crashPoint("deliver.after-send");
     if (endpoint && outcome.status === "failed" && outcome.disableEndpoint) {
@@ -498,7 +712,7 @@ export class DeliveryWorkers {
   }
 
   async #stillMine(
-    job: Job<DeliveryJob>,
+    job: Job<QueuedDelivery>,
     token: string | undefined,
     startedAt: number | undefined,
   ): Promise<boolean> {
@@ -535,6 +749,11 @@ export class DeliveryWorkers {
     await this.#options.log.record(record);
     this.#options.onRecord?.(record);
   }
+}
+
+/** A job as its claims name it (delivery-order.ts). */
+function claimingJob(job: Job<QueuedDelivery>): ClaimingJob {
+  return { id: job.id as string, keyPrefix: `${job.queueQualifiedName}:` };
 }
 
 /** The record of an attempt at a job's notification, delivered unless said otherwise. */

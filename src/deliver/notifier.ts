@@ -78,7 +78,7 @@ export class Notifier {
       }
     }
     try {
-      await queues.enqueue(jobs);
+      await queues.enqueue(jobs, { bundled: true });
       crashPoint("notify.before-ack");
       await consumer.ack(entries.map((e) => e.entryId));
     } catch (err) {

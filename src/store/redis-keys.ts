@@ -121,6 +121,12 @@ export interface RedisKeys {
   deliveryOrder(orderHash: string): string;
   /** Whose turn it is to send in one order (string: the notification id; expires). */
   deliverySending(orderHash: string): string;
+  /**
+   * Which delivery job carries a notification (string: the job id — a bundle's, or the
+   * notification's own — or `~done:<job id>` once it ended there; expires with the
+   * notification's deduplication), in the shard of its order (`deliveryShard`).
+   */
+  deliveryCarrier(shard: number, notificationId: string): string;
   /** Until when a destination that answered 429 holds back every send (string, epoch ms; expires then). */
   deliveryHold(destinationHash: string): string;
   /**
@@ -221,6 +227,11 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX, deliveryShards = 1): 
   const shardOf = (hexHash: string): number =>
     Number.parseInt(hexHash.slice(0, 8), 16) % deliveryShards;
   const shardTag = (hexHash: string): string => shardTags[shardOf(hexHash)] as string;
+  const shardTagAt = (shard: number): string => {
+    const at = shardTags[shard];
+    if (at === undefined) throw new RangeError(`no delivery shard ${shard}`);
+    return at;
+  };
   return {
     prefix: tag,
     deliveryShards,
@@ -239,16 +250,13 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX, deliveryShards = 1): 
     deliveries: `${tag}:deliveries`,
     disabledEndpoints: `${tag}:endpoints:disabled`,
     queuePrefix: `${tag}:q`,
-    queuePrefixOf: (shard) => {
-      const shardTagOf = shardTags[shard];
-      if (shardTagOf === undefined) throw new RangeError(`no delivery shard ${shard}`);
-      return `${shardTagOf}:q`;
-    },
+    queuePrefixOf: (shard) => `${shardTagAt(shard)}:q`,
     deliveryShardCount: `${tag}:delivery:shards`,
     deliveryPace: (destinationHash) => `${shardTag(destinationHash)}:pace:${destinationHash}`,
     deliveryHold: (destinationHash) => `${shardTag(destinationHash)}:hold:${destinationHash}`,
     deliveryOrder: (orderHash) => `${shardTag(orderHash)}:order:${orderHash}`,
     deliverySending: (orderHash) => `${shardTag(orderHash)}:sending:${orderHash}`,
+    deliveryCarrier: (shard, notificationId) => `${shardTagAt(shard)}:carrier:${notificationId}`,
     slackThread: (threadHash) => `${tag}:slack:thread:${threadHash}`,
     slackProgress: (notificationId) => `${tag}:slack:sent:${notificationId}`,
     generation: `${tag}:generation`,

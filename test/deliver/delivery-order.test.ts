@@ -193,6 +193,93 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     expect(await order.claim(note("n3", 30), LOCK_MS)).toEqual({ kind: "busy" });
   });
 
+  describe("carriers: which job carries a notification", () => {
+    /** A job of a queue under the test's prefix, as BullMQ keeps one (a hash). */
+    const jobPrefix = () => `{${t.prefix}}:q:deliver-webhook:`;
+    const job = (id: string) => ({ id, keyPrefix: jobPrefix() });
+    const carrier = (n: Notification) => t.redis.get(keys.deliveryCarrier(0, n.id));
+
+    it("leaves a notification to the bundle noted first while that job is waiting or under way", async () => {
+      const n1 = note("n1", 10);
+      await order.pending([n1], new Map([["n1", "bundle_a"]]));
+      // Enqueued again (a crash before the alerts were acknowledged): the first carrier stays.
+      await order.pending([n1], new Map([["n1", "bundle_b"]]));
+      expect(await carrier(n1)).toBe("bundle_a");
+      expect(await t.redis.pttl(keys.deliveryCarrier(0, "n1"))).toBeGreaterThan(
+        RETENTION_MS - 60_000,
+      );
+      await t.redis.hset(`${jobPrefix()}bundle_a`, "data", "{}");
+      expect(await order.claim(n1, LOCK_MS, job("bundle_b"))).toEqual({
+        kind: "carried",
+        by: "bundle_a",
+        ended: false,
+      });
+      expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({ kind: "go" });
+    });
+
+    it("takes a notification over from a bundle that never came, or finished without it", async () => {
+      const [n1, n2] = [
+        note("n1", 10),
+        note("n2", 20, { alert: alert("b", undefined, flight({ key: "F2" })) }),
+      ];
+      await order.pending(
+        [n1, n2],
+        new Map([
+          ["n1", "bundle_gone"],
+          ["n2", "bundle_done"],
+        ]),
+      );
+      await t.redis.hset(`${jobPrefix()}bundle_done`, "data", "{}", "finishedOn", "1");
+      expect(await order.claim(n1, LOCK_MS, job("bundle_b"))).toEqual({ kind: "go" });
+      expect(await order.claim(n2, LOCK_MS, job("bundle_b"))).toEqual({ kind: "go" });
+      expect(await carrier(n1)).toBe("bundle_b");
+      expect(await carrier(n2)).toBe("bundle_b");
+    });
+
+    it("notes the end by the job that carries it, so that no job runs it again", async () => {
+      const n1 = note("n1", 10);
+      await order.pending([n1], new Map([["n1", "bundle_a"]]));
+      expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({ kind: "go" });
+      // An end by another job (not its carrier) changes nothing.
+      await order.done(n1, true, "bundle_x");
+      expect(await carrier(n1)).toBe("bundle_a");
+      await order.done(n1, true, "bundle_a");
+      expect(await carrier(n1)).toBe("~done:bundle_a");
+      expect(await order.carrierOf("n1")).toEqual({ job: "bundle_a", ended: true });
+      // The same bundle run again, and a job of its own enqueued late: carried, not sent.
+      expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({
+        kind: "carried",
+        by: "bundle_a",
+        ended: true,
+      });
+      expect(await order.claim(n1, LOCK_MS, job("n1"))).toEqual({
+        kind: "carried",
+        by: "bundle_a",
+        ended: true,
+      });
+    });
+
+    it("hands a spun-off notification to its own job, and only one a carrier is kept for", async () => {
+      const [n1, n2] = [
+        note("n1", 10),
+        note("n2", 20, { alert: alert("b", undefined, flight({ key: "F2" })) }),
+      ];
+      await order.pending([n1], new Map([["n1", "bundle_a"]]));
+      await order.carry([n1, n2]);
+      expect(await order.carrierOf("n1")).toEqual({ job: "n1", ended: false });
+      expect(await order.carrierOf("n2")).toBeUndefined();
+      expect(await order.carrierIn(n1, "n1")).toEqual({ job: "n1", ended: false });
+      // The bundle run again leaves it to that job.
+      await t.redis.hset(`${jobPrefix()}n1`, "data", "{}");
+      expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({
+        kind: "carried",
+        by: "n1",
+        ended: false,
+      });
+      expect(await order.claim(n1, LOCK_MS, job("n1"))).toEqual({ kind: "go" });
+    });
+  });
+
   it("fails when Redis refuses to note one of them, naming Redis's error", async () => {
     const [n1, n2] = [note("n1", 10), note("n2", 20, { channel: "mail" })];
     // The second order's key holds something else: Redis refuses its ZADD.

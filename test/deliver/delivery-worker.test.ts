@@ -10,7 +10,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
-import { type DeliveryJob, DeliveryQueues } from "../../src/deliver/delivery-queues.js";
+import {
+  type BundleResult,
+  type DeliveryJob,
+  DeliveryQueues,
+  isBundle,
+} from "../../src/deliver/delivery-queues.js";
 import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
 import { destinationOf } from "../../src/deliver/endpoint.js";
 import { type Notification, notificationsOf } from "../../src/deliver/notification.js";
@@ -69,7 +74,12 @@ function ruleWith(id: string, channels: ChannelSpec[]): Rule {
   return { ...baseRule(id), channels };
 }
 
-describe("delivery workers", () => {
+// Each test runs twice: the notifications in jobs of their own (replays, re-sends,
+// what a bundle spins off), and in bundles (the notifier's way: delivery-queues.ts).
+describe.each([
+  { mode: "own jobs", bundled: false },
+  { mode: "bundles", bundled: true },
+])("delivery workers ($mode)", ({ bundled }) => {
   let t: TestRedis;
   let keys: RedisKeys;
   let connections: RedisConnection[];
@@ -119,6 +129,11 @@ describe("delivery workers", () => {
     await workers.ready();
   }
 
+  /** Enqueues as the describe's mode says. */
+  function enqueue(jobs: DeliveryJob[]): Promise<void> {
+    return queues.enqueue(jobs, { bundled });
+  }
+
   function jobsOf(a: Alert, r: Rule): DeliveryJob[] {
     return notificationsOf(a, r).map((notification) => {
       const channel = r.channels.find((c) => c.name === notification.channel) as ChannelSpec;
@@ -131,10 +146,10 @@ describe("delivery workers", () => {
     const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
     await start(sender, [r]);
     const jobs = jobsOf(alert("a1"), r);
-    await queues.enqueue(jobs);
-    await queues.enqueue(jobs);
+    await enqueue(jobs);
+    await enqueue(jobs);
     await waitFor(async () => records.length >= 1, 5_000);
-    await queues.enqueue(jobs); // after completion, too
+    await enqueue(jobs); // after completion, too
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sender.calls.map((c) => c.id)).toEqual([jobs[0]?.notification.id]);
     expect(records).toMatchObject([{ result: "delivered", attempt: 1, code: 204 }]);
@@ -160,7 +175,7 @@ describe("delivery workers", () => {
         }
       }
     }
-    await queues.enqueue(jobs);
+    await enqueue(jobs);
     await waitFor(async () => records.length >= 18, 10_000);
     const sent = sender.calls.map((c) => c.id);
     expect(new Set(sent).size).toBe(18);
@@ -175,7 +190,18 @@ describe("delivery workers", () => {
     for (const queue of used) {
       expect(queue.opts.prefix).toMatch(new RegExp(`^\\{${t.prefix}(~d[12])?\\}:q$`));
     }
-    const completed = await Promise.all(queues.all().map((q) => q.getCompletedCount()));
+    // Delivered: by jobs of their own, and by bundles (each the ones it delivered itself).
+    const completed = await Promise.all(
+      queues
+        .all()
+        .map(async (q) =>
+          (await q.getCompleted()).reduce(
+            (n, job) =>
+              n + (isBundle(job.data) ? (job.returnvalue as BundleResult).delivered.length : 1),
+            0,
+          ),
+        ),
+    );
     expect(completed.reduce((a, b) => a + b, 0)).toBe(18);
     expect(completed.filter((n) => n > 0).length).toBe(used.size);
   });
@@ -202,7 +228,7 @@ describe("delivery workers", () => {
       jobsOf(alert(`c${f}`, undefined, flight({ key: `C${f}`, id: `c${f}` })), r),
     ).flat();
     expect(new Set(jobs.map((j) => queues.queueOf(j.notification))).size).toBeGreaterThan(1);
-    await queues.enqueue(jobs);
+    await enqueue(jobs);
     await waitFor(async () => records.length >= 6, 10_000);
     expect(sender.calls).toHaveLength(6);
     expect(most).toBe(1);
@@ -216,7 +242,7 @@ describe("delivery workers", () => {
         : { status: "delivered" },
     );
     await start(sender, [r]);
-    await queues.enqueue(jobsOf(alert("a1"), r));
+    await enqueue(jobsOf(alert("a1"), r));
     await waitFor(async () => records.some((x) => x.result === "delivered"), 10_000);
     const [a, b, c] = sender.calls.map((x) => x.at) as [number, number, number];
     expect(sender.calls.map((x) => x.context.attempt)).toEqual([1, 2, 3]);
@@ -240,7 +266,7 @@ describe("delivery workers", () => {
         : { status: "delivered" },
     );
     await start(sender, [r]);
-    await queues.enqueue(jobsOf(alert("a1"), r));
+    await enqueue(jobsOf(alert("a1"), r));
     await waitFor(async () => records.some((x) => x.result === "delivered"), 10_000);
     const [a, b] = sender.calls.map((x) => x.at) as [number, number];
     expect(b - a).toBeGreaterThanOrEqual(690);
@@ -261,7 +287,7 @@ describe("delivery workers", () => {
         : { status: "delivered" },
     );
     await start(sender, [r]);
-    await queues.enqueue(jobsOf(alert("a1"), r));
+    await enqueue(jobsOf(alert("a1"), r));
     await waitFor(async () => records.some((x) => x.result === "delivered"), 10_000);
     const [a, b] = sender.calls.map((x) => x.at) as [number, number];
     expect(b - a).toBeGreaterThanOrEqual(590);
@@ -277,7 +303,7 @@ describe("delivery workers", () => {
     );
     await start(sender, [r]);
     const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
-    await queues.enqueue([job]);
+    await enqueue([job]);
     await waitFor(async () => records.length >= 1, 5_000);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(sender.calls).toHaveLength(1);
@@ -301,6 +327,37 @@ describe("delivery workers", () => {
     expect(await queues.deadLetters()).toEqual([]);
   });
 
+  it("sends a delivered notification again under its id when asked, and nothing twice otherwise", async () => {
+    const r = ruleWith("r1", [hook()]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+    await start(sender, [r]);
+    const jobs = [...jobsOf(alert("a1"), r), ...jobsOf(alert("a2"), r)];
+    const [first, second] = jobs.map((j) => j.notification.id) as [string, string];
+    await enqueue(jobs);
+    await waitFor(async () => records.length >= 2, 5_000);
+    // Its job (or its bundle) finished: the record is written just before.
+    await waitFor(
+      async () =>
+        (await Promise.all(queues.all().map((q) => q.getCompletedCount()))).some((n) => n > 0),
+      5_000,
+    );
+    expect(await queues.retry([first])).toEqual({ requeued: [first], missing: [] });
+    await waitFor(async () => records.length >= 3, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = sender.calls.map((c) => c.id);
+    expect([...sent.slice(0, 2)].sort()).toEqual([first, second].sort());
+    expect(sent.slice(2)).toEqual([first]);
+    expect(records.map((x) => [x.id, x.result, x.attempt])).toContainEqual([
+      second,
+      "delivered",
+      1,
+    ]);
+    expect(records.filter((x) => x.id === first).map((x) => [x.result, x.attempt])).toEqual([
+      ["delivered", 1],
+      ["delivered", 1],
+    ]);
+  });
+
   it("gives up when the schedule is used up, naming the attempts", async () => {
     const r = ruleWith("r1", [hook(undefined, { delaysMs: [50], forMs: 100 })]);
     const sender = new ScriptedSender("webhook", () => ({
@@ -309,7 +366,7 @@ describe("delivery workers", () => {
       detail: "no answer",
     }));
     await start(sender, [r]);
-    await queues.enqueue(jobsOf(alert("a1"), r));
+    await enqueue(jobsOf(alert("a1"), r));
     await waitFor(async () => records.some((x) => x.result === "dead"), 5_000);
     expect(sender.calls).toHaveLength(3);
     const [dead] = await queues.deadLetters();
@@ -329,7 +386,7 @@ describe("delivery workers", () => {
         : { status: "delivered" },
     );
     await start(sender, [r]);
-    await queues.enqueue(jobsOf(alert("a1"), r));
+    await enqueue(jobsOf(alert("a1"), r));
     await waitFor(async () => records.length >= 1, 5_000);
     const [endpoint] = await log.disabledEndpoints();
     expect(endpoint).toMatchObject({
@@ -337,7 +394,7 @@ describe("delivery workers", () => {
       channel: "hook",
       label: "http://127.0.0.1:9/gone",
     });
-    await queues.enqueue(jobsOf(alert("a2"), r));
+    await enqueue(jobsOf(alert("a2"), r));
     await waitFor(async () => records.length >= 2, 5_000);
     expect(sender.calls).toHaveLength(1); // the second was not attempted
     expect(records[1]).toMatchObject({ result: "dead", reason: "endpoint_disabled" });
@@ -353,7 +410,7 @@ describe("delivery workers", () => {
     const r = ruleWith("r1", [hook()]);
     const sender = new ScriptedSender("webhook", () => ({ status: "delivered" }));
     await start(sender, [ruleWith("r1", [])]);
-    await queues.enqueue(jobsOf(alert("a1"), r));
+    await enqueue(jobsOf(alert("a1"), r));
     await waitFor(async () => records.length >= 1, 5_000);
     expect(sender.calls).toHaveLength(0);
     expect(records[0]).toMatchObject({ result: "dead", reason: "channel_removed" });
@@ -376,10 +433,7 @@ describe("delivery workers", () => {
         inMinutes,
       },
     });
-    await queues.enqueue([
-      ...jobsOf(reminder("late", 30), r1),
-      ...jobsOf(reminder("early", 45), r1),
-    ]);
+    await enqueue([...jobsOf(reminder("late", 30), r1), ...jobsOf(reminder("early", 45), r1)]);
     await waitFor(async () => records.length >= 2, 5_000);
     const byAlert = new Map(records.map((x) => [x.flight.split(":").at(-1), x]));
     expect(byAlert.get("late")).toMatchObject({
@@ -410,7 +464,7 @@ describe("delivery workers", () => {
     });
     const other = jobsOf(alert("a2", undefined, kl1002, "r2"), r2);
     const cancelled = jobsOf(alert("a3", undefined, undefined, gone.id), gone);
-    await queues.enqueue([...first, ...other, ...cancelled]);
+    await enqueue([...first, ...other, ...cancelled]);
     await waitFor(async () => records.length >= 3, 5_000);
     expect(records.map((x) => x.result).sort()).toEqual(["cancelled", "dead", "delivered"]);
     const until = Date.now();
@@ -449,7 +503,9 @@ describe("delivery workers", () => {
     const stored = await queues
       .queueOf({ ...(all[0] as DeliveryJob).notification, id: ids[0] as string })
       .getJob(ids[0] as string);
-    expect(all.map((j) => j.notification.id)).toContain(stored?.data.notification.replayOf);
+    expect(all.map((j) => j.notification.id)).toContain(
+      (stored?.data as DeliveryJob | undefined)?.notification.replayOf,
+    );
     // Another run of the same replay: other ids again.
     const again = await queues.replay(all, "run2");
     expect(again.some((id) => ids.includes(id))).toBe(false);
@@ -474,7 +530,7 @@ describe("delivery workers", () => {
     await start(sender, [], new SubscriptionRules(store, { zone: ZONE }));
     const active = ruleWith("sub:Active-1", [hook()]);
     const left = ruleWith("sub:Left-1", [hook()]);
-    await queues.enqueue([
+    await enqueue([
       ...jobsOf(alert("a1", undefined, undefined, active.id), active),
       ...jobsOf(alert("a2", undefined, undefined, left.id), left),
     ]);
@@ -497,7 +553,7 @@ describe("delivery workers", () => {
     const r = ruleWith("sub:Pax-7", [hook()]);
     const sender = new ScriptedSender("webhook", () => ({ status: "delivered" }));
     await start(sender, [ruleWith("r1", [hook()])]);
-    await queues.enqueue(jobsOf(alert("a1", undefined, undefined, r.id), r));
+    await enqueue(jobsOf(alert("a1", undefined, undefined, r.id), r));
     await waitFor(async () => records.length >= 1, 5_000);
     expect(sender.calls).toHaveLength(0);
     expect(records[0]).toMatchObject({
@@ -530,7 +586,7 @@ describe("delivery workers", () => {
         : { status: "delivered" },
     );
     await start(sender, [r]);
-    await queues.enqueue(jobsOf(alert("a1", [gateChange("D1", "D2")]), r));
+    await enqueue(jobsOf(alert("a1", [gateChange("D1", "D2")]), r));
     await waitFor(async () => records.some((x) => x.result === "delivered"), 5_000);
     expect(sender.calls.map((c) => c.context.recipients)).toEqual([undefined, ["b@x.example"]]);
     expect(records[0]?.refused).toEqual([{ recipient: "c@x.example", reason: "550 no such user" }]);
