@@ -31,7 +31,7 @@ export type OrderTurn =
    * Another job carries it — has it waiting or under way, or ended it: an enqueue
    * repeated after a crash, or a bundle run again after its worker died. Nothing to do.
    */
-  | { kind: "carried"; by: string; ended: boolean };
+  | ({ kind: "carried"; by: string } & Omit<Carrier, "job">);
 
 /** The job a claim is made from: its id, and the key prefix of its queue's jobs. */
 export interface ClaimingJob {
@@ -54,8 +54,10 @@ interface Done {
   job: string;
 }
 
-/** What a carrier holds once its job ended the notification: this, then the job's id. */
+/** What a carrier holds once its job ended the notification unsent (then the job's id). */
 const ENDED = "~done:";
+/** What a carrier holds once its job delivered the notification (then the job's id). */
+const SENT = "~sent:";
 
 /** Member of an order's set that holds the highest sequence delivered. */
 const DELIVERED = "~delivered";
@@ -75,14 +77,12 @@ local function carriedElsewhere(carrier, job, jobPrefix, retention)
   local holder = redis.call('GET', carrier)
   if holder == job then return nil end
   if holder then
-    if string.sub(holder, 1, ${ENDED.length}) == '${ENDED}' then return holder end
-    local jobKey = jobPrefix .. holder
-    if redis.call('EXISTS', jobKey) == 1 and redis.call('HEXISTS', jobKey, 'finishedOn') == 0 then
-      return holder
-    end
+    if string.sub(holder, 1, 1) == '~' then return holder end
+    -- Waiting, under way, or finished (a dead letter of its own): that job's.
+    if redis.call('EXISTS', jobPrefix .. holder) == 1 then return holder end
   end
-  -- Never added (a notifier stopped between noting and enqueueing), or finished without
-  -- it: this bundle carries it now.
+  -- Never added (a notifier stopped between noting and enqueueing), or long gone: this
+  -- job carries it now.
   redis.call('SET', carrier, job, 'PX', retention)
   return nil
 end
@@ -118,20 +118,23 @@ return replies`;
 
 /**
  * KEYS: each notification's order set, lock and carrier, in threes. ARGV: retention ms,
- * then each notification's id, delivered sequence (or '') and job id. Takes each
- * notification out of its order, releases its lock and notes that its job ended it
- * (when that job carries it); a delivery raises the highest sequence delivered.
+ * then each notification's id, delivered sequence (or ''), job id and whether it was
+ * delivered ('1' or '0'). Takes each notification out of its order, releases its lock
+ * and notes that its job ended it (when that job carries it: `~sent:` or `~done:` and
+ * the job's id); a delivery raises the highest sequence delivered.
  * Returns, for each, the id next in line or '' when none.
  */
 const DONE = `
-local function done(set, lock, carrier, id, deliveredSeq, job, retention)
+local function done(set, lock, carrier, id, deliveredSeq, job, delivered, retention)
   redis.call('ZREM', set, id)
   if deliveredSeq ~= '' then
     redis.call('ZADD', set, 'GT', deliveredSeq, '${DELIVERED}')
     redis.call('PEXPIRE', set, retention)
   end
   if redis.call('GET', lock) == id then redis.call('DEL', lock) end
-  if redis.call('GET', carrier) == job then redis.call('SET', carrier, '${ENDED}' .. job, 'KEEPTTL') end
+  if redis.call('GET', carrier) == job then
+    redis.call('SET', carrier, (delivered == '1' and '${SENT}' or '${ENDED}') .. job, 'KEEPTTL')
+  end
   for _, next in ipairs(redis.call('ZRANGE', set, 0, 1)) do
     if next ~= '${DELIVERED}' then return next end
   end
@@ -139,8 +142,9 @@ local function done(set, lock, carrier, id, deliveredSeq, job, retention)
 end
 local replies = {}
 for i = 1, #KEYS / 3 do
+  local a = 4 * i - 2
   replies[i] = done(KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i],
-    ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1], ARGV[1])
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[1])
 end
 return replies`;
 
@@ -193,11 +197,21 @@ export const takesNoPlace = (notification: Notification): boolean =>
 export const sequenceOf = (notification: Notification): number =>
   takesNoPlace(notification) ? 0 : (notification.alert.sequence ?? 0);
 
-/** A carrier's value as its job and whether it ended the notification. */
-const carrierFrom = (held: string): { job: string; ended: boolean } =>
-  held.startsWith(ENDED)
-    ? { job: held.slice(ENDED.length), ended: true }
-    : { job: held, ended: false };
+/** What a carrier says: the job, whether it ended the notification, and delivered it. */
+export interface Carrier {
+  job: string;
+  ended: boolean;
+  delivered: boolean;
+}
+
+/** A carrier's value as a Carrier. */
+function carrierFrom(held: string): Carrier {
+  if (held.startsWith(SENT)) return { job: held.slice(SENT.length), ended: true, delivered: true };
+  if (held.startsWith(ENDED)) {
+    return { job: held.slice(ENDED.length), ended: true, delivered: false };
+  }
+  return { job: held, ended: false, delivered: false };
+}
 
 /** A claim's reply as an OrderTurn. */
 function turnOf([kind, ...rest]: string[]): OrderTurn {
@@ -205,8 +219,8 @@ function turnOf([kind, ...rest]: string[]): OrderTurn {
   if (kind === "busy") return { kind: "busy" };
   if (kind === "stale") return { kind: "stale", delivered: Number(rest[0]) };
   if (kind === "carried") {
-    const { job, ended } = carrierFrom(String(rest[0]));
-    return { kind: "carried", by: job, ended };
+    const { job, ended, delivered } = carrierFrom(String(rest[0]));
+    return { kind: "carried", by: job, ended, delivered };
   }
   return { kind: "older", ids: rest };
 }
@@ -284,7 +298,7 @@ export class DeliveryOrder {
    * The job that carries a notification (a bundle's id, or its own) and whether it ended
    * there; undefined when no carrier is kept (a job of its own from the start).
    */
-  async carrierOf(notificationId: string): Promise<{ job: string; ended: boolean } | undefined> {
+  async carrierOf(notificationId: string): Promise<Carrier | undefined> {
     for (let shard = 0; shard < this.#keys.deliveryShards; shard++) {
       const held = await this.#redis.get(this.#keys.deliveryCarrier(shard, notificationId));
       if (held !== null) return carrierFrom(held);
@@ -293,10 +307,7 @@ export class DeliveryOrder {
   }
 
   /** The carrier of notification `id` of `notification`'s order (see carrierOf). */
-  async carrierIn(
-    notification: Notification,
-    id: string,
-  ): Promise<{ job: string; ended: boolean } | undefined> {
+  async carrierIn(notification: Notification, id: string): Promise<Carrier | undefined> {
     const held = await this.#redis.get(
       this.#keys.deliveryCarrier(this.#keys.shardOf(orderOf(notification)), id),
     );
@@ -422,7 +433,12 @@ export class DeliveryOrder {
           );
           // Alerts from before there were sequences (0) order nothing.
           const seq = sequenceOf(item.notification);
-          args.push(item.notification.id, item.delivered && seq > 0 ? String(seq) : "", item.job);
+          args.push(
+            item.notification.id,
+            item.delivered && seq > 0 ? String(seq) : "",
+            item.job,
+            item.delivered ? "1" : "0",
+          );
         }
         const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
         return replies.map((next) => (next === "" ? undefined : next));

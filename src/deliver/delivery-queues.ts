@@ -363,12 +363,13 @@ export class DeliveryQueues {
     const data = bundle.data.bundle.find((d) => d.notification.id === id);
     if (data === undefined || (state !== "completed" && state !== "failed")) return false;
     const { dead: _dead, attemptsBefore: _before, ...fresh } = data;
+    // Its own job carries it before it exists: a worker taking it at once sends it.
+    await this.#order.carry([data.notification]);
     await this.queueOf(data.notification).add(
       fresh.notification.ruleId,
       fresh,
       this.#ownJob(fresh, 0, false).opts,
     );
-    await this.#order.carry([data.notification]);
     return true;
   }
 

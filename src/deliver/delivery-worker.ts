@@ -147,14 +147,18 @@ type Step =
   /** Settled: delivered, superseded, cancelled; `value` is what its own job returns. */
   | { kind: "ended"; delivered: boolean; value: unknown }
   /** Another job carries it (an enqueue repeated, a bundle run again), or ended it there. */
-  | { kind: "carried"; by: string; ended: boolean }
+  | { kind: "carried"; by: string; ended: boolean; delivered: boolean }
   /** Its turn has not come: again in ORDER_WAIT_MS, no attempt used. */
   | { kind: "wait" }
   /** The receiver asked to wait this long: again then, no attempt used. */
   | { kind: "later"; delayMs: number }
   /** Failed, to be tried again on its schedule (recorded). */
   | { kind: "retry"; message: string; retryAfterMs?: number }
-  /** Failed for good (recorded, out of its order): a dead letter with this message. */
+  /**
+   * Failed for good (recorded): a dead letter with this message. Still in its order: the
+   * caller ends it there (#done) once the dead letter is kept — a bundle after spinning
+   * it off, so that a bundle run again finds it carried by the dead letter.
+   */
   | { kind: "dead"; message: string }
   /** The job's lock was lost: the worker that has it now sends it. */
   | { kind: "abandoned" };
@@ -333,6 +337,7 @@ export class DeliveryWorkers {
       case "retry":
         throw new RetryLaterError(step.message, step.retryAfterMs);
       case "dead":
+        await this.#done(attempt, false);
         throw new UnrecoverableError(step.message);
       case "abandoned":
         // After a DelayedError BullMQ leaves the job as it is (as after moveToDelayed):
@@ -375,13 +380,22 @@ export class DeliveryWorkers {
             await job.updateData(job.data);
           },
         };
-        const step = await limited(() => this.#attemptOne(sender, attempt));
+        const step = await limited(() => this.#attemptOne(sender, attempt)).catch(
+          (err: unknown): Step =>
+            // Thrown, not decided (a sender's bug, Redis refusing a write): tried again in a
+            // job of its own, as its own job would be by BullMQ — not the whole bundle again.
+            attempt.attempt >= attempt.attempts
+              ? { kind: "dead", message: String((err as Error)?.message ?? err) }
+              : { kind: "retry", message: String((err as Error)?.message ?? err) },
+        );
         const own: DeliveryJob = { ...attempt.data, queuedAt };
         switch (step.kind) {
           case "ended":
             if (step.delivered) delivered.push(data.notification.id);
             return;
           case "carried":
+            // Delivered by this bundle before it was run again (its worker died).
+            if (step.by === claimAs.id && step.delivered) delivered.push(data.notification.id);
             return;
           case "wait":
             return this.#spinOffs.call({ data: own, delayMs: ORDER_WAIT_MS });
@@ -396,10 +410,13 @@ export class DeliveryWorkers {
               ),
             });
           case "dead":
-            return this.#spinOffs.call({
+            // The dead letter first, then out of the order: never a notification recorded
+            // dead with no dead letter to list and send again.
+            await this.#spinOffs.call({
               data: { ...own, attemptsBefore: attempt.attempt - 1, dead: step.message },
               delayMs: 0,
             });
+            return this.#done(attempt, false);
           case "abandoned":
             abandoned = true;
             return;
@@ -457,7 +474,6 @@ export class DeliveryWorkers {
     }
     if (outcome.status === "failed") {
       await this.#record({ ...record, result: "dead" });
-      await this.#done(a, false);
       return { kind: "dead", message: `${outcome.reason}: ${outcome.detail}` };
     }
     // It will be tried again: the turn goes (a newer notification may supersede it).
@@ -480,7 +496,6 @@ export class DeliveryWorkers {
     }
     if (a.attempt >= a.attempts) {
       await this.#record({ ...record, result: "dead" });
-      await this.#done(a, false);
       return {
         kind: "dead",
         message: `${outcome.reason}: ${outcome.detail} (gave up after ${a.attempt} attempt${a.attempt === 1 ? "" : "s"})`,
@@ -520,7 +535,7 @@ export class DeliveryWorkers {
     | { kind: "go" }
     | { kind: "wait" }
     | { kind: "superseded"; detail: string }
-    | { kind: "carried"; by: string; ended: boolean }
+    | { kind: "carried"; by: string; ended: boolean; delivered: boolean }
   > {
     const queue = this.#queues.queueOf(a.data.notification);
     for (let round = 0; round < MAX_TURN_ROUNDS; round++) {
@@ -541,11 +556,16 @@ export class DeliveryWorkers {
       }
       let wait = false;
       for (const id of turn.ids) {
+        // Carrier first: a bundle spinning it off meanwhile has added its job before it
+        // hands it over, so it is found either way.
+        if (await this.#inBundleUnderWay(notification, id)) {
+          wait = true; // waiting in a bundle, or being sent from one: it goes first
+          continue;
+        }
         const older = await Job.fromId<QueuedDelivery>(queue, id);
         if (older === undefined || isBundle(older.data)) {
-          // Not a job of its own: waiting in a bundle goes first; else out of the way.
-          if (await this.#inBundleUnderWay(notification, id)) wait = true;
-          else await this.#order.forget(notification, [id]);
+          // Its job never came, or ended and is gone: out of the way.
+          await this.#order.forget(notification, [id]);
           continue;
         }
         const state = await older.getState();
@@ -554,7 +574,7 @@ export class DeliveryWorkers {
           await this.#order.forget(notification, [id]);
           continue;
         }
-        if (state !== "delayed" || older.attemptsMade < 1) {
+        if (state !== "delayed" || attemptsMadeOf(older) < 1) {
           wait = true; // waiting, or being sent: it goes first
           continue;
         }
@@ -594,7 +614,7 @@ export class DeliveryWorkers {
     return { kind: "wait" };
   }
 
-  /** Whether a notification of `notification`'s order is carried by a bundle not finished yet. */
+  /** Whether notification `id` of `notification`'s order is carried by a bundle not finished yet. */
   async #inBundleUnderWay(notification: Notification, id: string): Promise<boolean> {
     const carrier = await this.#order.carrierIn(notification, id);
     if (carrier === undefined || carrier.ended || carrier.job === id) return false;
@@ -617,7 +637,7 @@ export class DeliveryWorkers {
     if (next === undefined) return;
     const job = await Job.fromId<QueuedDelivery>(this.#queues.queueOf(notification), next);
     // Only one waiting for its turn (never used an attempt); a retry keeps its backoff.
-    if (job && job.attemptsMade === 0 && (await job.getState()) === "delayed") {
+    if (job && attemptsMadeOf(job) === 0 && (await job.getState()) === "delayed") {
       await job.promote().catch(() => undefined);
     }
   }
@@ -749,6 +769,11 @@ export class DeliveryWorkers {
     await this.#options.log.record(record);
     this.#options.onRecord?.(record);
   }
+}
+
+/** Attempts made at a job's notification, those of the bundle that spun it off included. */
+function attemptsMadeOf(job: Job<QueuedDelivery>): number {
+  return (isBundle(job.data) ? 0 : (job.data.attemptsBefore ?? 0)) + job.attemptsMade;
 }
 
 /** A job as its claims name it (delivery-order.ts). */

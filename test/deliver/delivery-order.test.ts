@@ -213,11 +213,31 @@ describe("the delivery order of a (rule, flight, channel)", () => {
         kind: "carried",
         by: "bundle_a",
         ended: false,
+        delivered: false,
       });
       expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({ kind: "go" });
+      // Finished and kept (a dead letter of its own, say): still its job's.
+      await t.redis.hset(`${jobPrefix()}bundle_a`, "finishedOn", "1");
+      expect(await order.claim(n1, LOCK_MS, job("bundle_b"))).toMatchObject({
+        kind: "carried",
+        by: "bundle_a",
+      });
     });
 
-    it("takes a notification over from a bundle that never came, or finished without it", async () => {
+    it("takes a notification over from a bundle that never came, or is gone", async () => {
+      const n1 = note("n1", 10);
+      await order.pending([n1], new Map([["n1", "bundle_gone"]]));
+      expect(await order.claim(n1, LOCK_MS, job("bundle_b"))).toEqual({ kind: "go" });
+      expect(await carrier(n1)).toBe("bundle_b");
+      // From then on it is that job's.
+      await t.redis.hset(`${jobPrefix()}bundle_b`, "data", "{}");
+      expect(await order.claim(n1, LOCK_MS, job("bundle_c"))).toMatchObject({
+        kind: "carried",
+        by: "bundle_b",
+      });
+    });
+
+    it("notes the end by the job that carries it, and whether it was delivered, so that no job runs it again", async () => {
       const [n1, n2] = [
         note("n1", 10),
         note("n2", 20, { alert: alert("b", undefined, flight({ key: "F2" })) }),
@@ -225,37 +245,38 @@ describe("the delivery order of a (rule, flight, channel)", () => {
       await order.pending(
         [n1, n2],
         new Map([
-          ["n1", "bundle_gone"],
-          ["n2", "bundle_done"],
+          ["n1", "bundle_a"],
+          ["n2", "bundle_a"],
         ]),
       );
-      await t.redis.hset(`${jobPrefix()}bundle_done`, "data", "{}", "finishedOn", "1");
-      expect(await order.claim(n1, LOCK_MS, job("bundle_b"))).toEqual({ kind: "go" });
-      expect(await order.claim(n2, LOCK_MS, job("bundle_b"))).toEqual({ kind: "go" });
-      expect(await carrier(n1)).toBe("bundle_b");
-      expect(await carrier(n2)).toBe("bundle_b");
-    });
-
-    it("notes the end by the job that carries it, so that no job runs it again", async () => {
-      const n1 = note("n1", 10);
-      await order.pending([n1], new Map([["n1", "bundle_a"]]));
       expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({ kind: "go" });
       // An end by another job (not its carrier) changes nothing.
       await order.done(n1, true, "bundle_x");
       expect(await carrier(n1)).toBe("bundle_a");
       await order.done(n1, true, "bundle_a");
-      expect(await carrier(n1)).toBe("~done:bundle_a");
-      expect(await order.carrierOf("n1")).toEqual({ job: "bundle_a", ended: true });
-      // The same bundle run again, and a job of its own enqueued late: carried, not sent.
-      expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({
-        kind: "carried",
-        by: "bundle_a",
+      await order.done(n2, false, "bundle_a");
+      expect(await carrier(n1)).toBe("~sent:bundle_a");
+      expect(await carrier(n2)).toBe("~done:bundle_a");
+      expect(await order.carrierOf("n1")).toEqual({
+        job: "bundle_a",
         ended: true,
+        delivered: true,
       });
-      expect(await order.claim(n1, LOCK_MS, job("n1"))).toEqual({
-        kind: "carried",
-        by: "bundle_a",
+      expect(await order.carrierOf("n2")).toEqual({
+        job: "bundle_a",
         ended: true,
+        delivered: false,
+      });
+      // The same bundle run again, and a job of its own enqueued late: carried, not sent.
+      const ended = { kind: "carried", by: "bundle_a", ended: true };
+      expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({
+        ...ended,
+        delivered: true,
+      });
+      expect(await order.claim(n1, LOCK_MS, job("n1"))).toEqual({ ...ended, delivered: true });
+      expect(await order.claim(n2, LOCK_MS, job("bundle_a"))).toEqual({
+        ...ended,
+        delivered: false,
       });
     });
 
@@ -266,15 +287,17 @@ describe("the delivery order of a (rule, flight, channel)", () => {
       ];
       await order.pending([n1], new Map([["n1", "bundle_a"]]));
       await order.carry([n1, n2]);
-      expect(await order.carrierOf("n1")).toEqual({ job: "n1", ended: false });
+      const own = { job: "n1", ended: false, delivered: false };
+      expect(await order.carrierOf("n1")).toEqual(own);
       expect(await order.carrierOf("n2")).toBeUndefined();
-      expect(await order.carrierIn(n1, "n1")).toEqual({ job: "n1", ended: false });
+      expect(await order.carrierIn(n1, "n1")).toEqual(own);
       // The bundle run again leaves it to that job.
       await t.redis.hset(`${jobPrefix()}n1`, "data", "{}");
       expect(await order.claim(n1, LOCK_MS, job("bundle_a"))).toEqual({
         kind: "carried",
         by: "n1",
         ended: false,
+        delivered: false,
       });
       expect(await order.claim(n1, LOCK_MS, job("n1"))).toEqual({ kind: "go" });
     });

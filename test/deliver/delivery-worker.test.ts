@@ -358,6 +358,60 @@ describe.each([
     ]);
   });
 
+  it("supersedes an older notification waiting to be retried with a newer one of its order, folding it in", async () => {
+    const r = ruleWith("r1", [hook(undefined, { delaysMs: [5_000], forMs: 60_000 })]);
+    const sender = new ScriptedSender("webhook", (n) =>
+      n.alert.id === "a1"
+        ? { status: "retry", reason: "server_error", detail: "HTTP 503", code: 503 }
+        : { status: "delivered", code: 204 },
+    );
+    await start(sender, [r]);
+    const older = alert("a1", [gateChange("D1", "D2")]);
+    older.sequence = 1;
+    const newer = alert("a2", [gateChange("D2", "D3")]);
+    newer.sequence = 2;
+    const [first] = jobsOf(older, r) as [DeliveryJob];
+    const [second] = jobsOf(newer, r) as [DeliveryJob];
+    await enqueue([first]);
+    await waitFor(async () => records.some((x) => x.result === "retrying"), 5_000);
+    // Its retry is 5 s away: the newer one takes its place now, carrying both changes.
+    await enqueue([second]);
+    await waitFor(async () => records.some((x) => x.result === "delivered"), 4_000);
+    expect(sender.calls.map((c) => c.id)).toEqual([first.notification.id, second.notification.id]);
+    expect(records.map((x) => [x.id, x.result])).toEqual([
+      [first.notification.id, "retrying"],
+      [first.notification.id, "superseded"],
+      [second.notification.id, "delivered"],
+    ]);
+    expect(records[1]).toMatchObject({ attempt: 1, supersededBy: second.notification.id });
+  });
+
+  it("tries again, in a job of its own, a notification whose attempt threw", async () => {
+    const r = ruleWith("r1", [hook(undefined, { delaysMs: [100], forMs: 60_000 })]);
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+    let thrown = 0;
+    const throwing: ChannelSender = {
+      type: "webhook",
+      async send(n, channel, context) {
+        if (n.alert.id === "a1" && thrown++ === 0) throw new Error("a bug in a sender");
+        return sender.send(n, channel, context);
+      },
+      close: async () => undefined,
+    };
+    await start(throwing as ScriptedSender, [r]);
+    const jobs = [...jobsOf(alert("a1"), r), ...jobsOf(alert("a2"), r)];
+    await enqueue(jobs);
+    await waitFor(async () => records.filter((x) => x.result === "delivered").length >= 2, 8_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each delivered once; the one that threw at its second attempt.
+    expect([...sender.calls.map((c) => c.id)].sort()).toEqual(
+      jobs.map((j) => j.notification.id).sort(),
+    );
+    const retried = sender.calls.find((c) => c.id === jobs[0]?.notification.id);
+    expect(retried?.context.attempt).toBe(2);
+    expect(await queues.deadLetters()).toEqual([]);
+  });
+
   it("gives up when the schedule is used up, naming the attempts", async () => {
     const r = ruleWith("r1", [hook(undefined, { delaysMs: [50], forMs: 100 })]);
     const sender = new ScriptedSender("webhook", () => ({
@@ -564,6 +618,52 @@ describe.each([
     expect(await queues.deadLetters()).toEqual([]);
     expect((await queues.outstanding()).count).toBe(0);
   });
+
+  it.runIf(bundled)(
+    "a bundle run again sends nothing it ended, keeps its dead letter listed and its deliveries replayable",
+    async () => {
+      const r = ruleWith("r1", [hook(undefined, { delaysMs: [100], forMs: 60_000 })]);
+      const sender = new ScriptedSender("webhook", (n, attempt) =>
+        n.alert.id === "a2"
+          ? { status: "failed", reason: "bad_request", detail: "HTTP 400", code: 400 }
+          : n.alert.id === "a3" && attempt === 1
+            ? { status: "retry", reason: "server_error", detail: "HTTP 503", code: 503 }
+            : { status: "delivered", code: 204 },
+      );
+      await start(sender, [r]);
+      const since = Date.now();
+      const jobs = ["a1", "a2", "a3"].flatMap((id) => jobsOf(alert(id), r));
+      const [one, two, three] = jobs.map((j) => j.notification.id) as [string, string, string];
+      await enqueue(jobs);
+      await waitFor(async () => records.filter((x) => x.result === "delivered").length >= 2, 8_000);
+      const bundleOf = async () => {
+        for (const queue of queues.all()) {
+          const found = (await queue.getCompleted()).find((j) => isBundle(j.data));
+          if (found) return found;
+        }
+        return undefined;
+      };
+      await waitFor(async () => (await bundleOf()) !== undefined, 5_000);
+      const bundle = await bundleOf();
+      expect(bundle?.returnvalue).toEqual({ delivered: [one] });
+      const calls = sender.calls.length;
+      const recorded = records.length;
+
+      // Run again, as after its worker died: every notification is carried or ended.
+      await bundle?.retry("completed");
+      await waitFor(async () => (await bundle?.getState()) === "completed", 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sender.calls).toHaveLength(calls);
+      expect(records).toHaveLength(recorded);
+      expect((await queues.deadLetters()).map((d) => [d.id, d.reason, d.attempts])).toEqual([
+        [two, "bad_request", 1],
+      ]);
+      const again = await bundleOf();
+      expect(again?.returnvalue).toEqual({ delivered: [one] });
+      const replayable = await queues.replayable({ since, until: Date.now() });
+      expect(replayable.map((j) => j.notification.id).sort()).toEqual([one, two, three].sort());
+    },
+  );
 
   it("tries again only the email recipients that asked for it", async () => {
     const email: EmailChannelSpec = {
