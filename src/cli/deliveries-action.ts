@@ -257,10 +257,10 @@ export function listing(
       );
     }
   }
-  lines.push("", "Queues:");
+  lines.push("", "Queues (jobs: a bundle of notifications counts once):");
   for (const [type, c] of Object.entries(counts)) {
     lines.push(
-      `  ${type.padEnd(8)} waiting ${c.waiting ?? 0}, active ${c.active ?? 0}, delayed ${c.delayed ?? 0}, delivered (kept) ${c.completed ?? 0}, dead ${c.failed ?? 0}`,
+      `  ${type.padEnd(8)} waiting ${c.waiting ?? 0}, active ${c.active ?? 0}, delayed ${c.delayed ?? 0}, finished (kept) ${c.completed ?? 0}, dead ${c.failed ?? 0}`,
     );
   }
   // Details are receivers' words (an answer's body): no escape sequence of theirs may

@@ -454,7 +454,7 @@ export class DeliveryQueues {
     return replays.map((job) => job.notification.id);
   }
 
-  /** Jobs waiting, active, delayed, delivered (kept) and dead, per channel type. */
+  /** Jobs (a bundle counts once) waiting, active, delayed, finished (kept) and dead, per channel type. */
   async counts(): Promise<Record<ChannelType, Record<string, number>>> {
     const entries = await Promise.all(
       CHANNEL_TYPES.map(async (type) => {

@@ -102,4 +102,14 @@ describe("deliveries listing", () => {
       "delivered ops/slack → Slack channel C0123ABCDEF (Web API) (msg_live, attempt 1): the living message 1.000001 was gone (message_not_found); posted a new one in its place",
     );
   });
+
+  it("says its queue counts are of jobs, in which a bundle counts once", () => {
+    const printed = listing([], [], [], {
+      webhook: { waiting: 2, active: 1, delayed: 0, completed: 7, failed: 1 },
+    });
+    expect(printed).toContain("Queues (jobs: a bundle of notifications counts once):");
+    expect(printed).toContain(
+      "  webhook  waiting 2, active 1, delayed 0, finished (kept) 7, dead 1",
+    );
+  });
 });
