@@ -57,12 +57,16 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   const children = new Map<number, ChildProcess>();
   for (let i = 0; i < 6; i++) {
     const port = await freePort();
+    // The bus on a free port of its own: port + 10,000 (Redis's default) may be taken, or
+    // past 65,535 for a port from the top of the ephemeral range.
+    const busPort = await freePort();
     ports.push(port);
     const child = spawn(
       server,
       [
         ...["--port", String(port), "--bind", "127.0.0.1", "--dir", dir],
         ...["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`],
+        ...["--cluster-port", String(busPort)],
         ...["--cluster-node-timeout", "1000", "--save", "", "--appendonly", "no"],
         ...["--maxmemory-policy", "noeviction"],
         // Replicas in sync at once, and always allowed to take over (a test's cluster).
@@ -102,10 +106,12 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       ],
       { timeout: 30_000 },
     );
+    // On a busy machine (the whole suite beside it) the nodes' 1 s timeouts can make them
+    // take one another for failing for a while: wait as long as that takes.
     for (const port of ports) {
       await until(
         () => ask(port, (r) => r.cluster("INFO")).then((i) => /cluster_state:ok/.test(String(i))),
-        30_000,
+        90_000,
       );
     }
     // Every replica attached and synced: a failover then promotes one with the data.
@@ -118,7 +124,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         }
       }
       return synced === 3;
-    }, 30_000);
+    }, 90_000);
   } catch (err) {
     await close();
     throw err;

@@ -20,7 +20,7 @@ describe("flightwatch on a Redis Cluster failing over and resharding under the d
   let cluster: RedisCluster;
   beforeAll(async () => {
     cluster = await startRedisCluster();
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await cluster?.close();
   });
