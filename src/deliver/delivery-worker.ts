@@ -348,10 +348,10 @@ export class DeliveryWorkers {
 
   /**
    * A bundle: each notification attempted as its own job would be, at once (held to the
-   * channel type's concurrency, shared with every other job). What one cannot finish now — wait for its turn, be tried
-   * again, be dead-lettered — goes on in a job of its own, spun off as soon as it is
-   * known. Run again (its worker died, Redis failed it), a bundle leaves alone what it
-   * ended or spun off already (delivery-order.ts: carriers).
+   * channel type's concurrency, shared with every other job). What one cannot finish
+   * now — wait for its turn, be tried again, be dead-lettered — goes on in a job of its
+   * own, spun off as soon as it is known. Run again (its worker died, Redis failed it), a
+   * bundle leaves alone what it ended or spun off already (delivery-order.ts: carriers).
    */
   async #processBundle(
     sender: ChannelSender,
@@ -449,7 +449,11 @@ export class DeliveryWorkers {
     // Sent by this process already, but the record or the job's completion failed (Redis
     // refusing writes, its memory full): the job came back (started again, unlike a job
     // an operator sends again, whose attempts are reset). Done, not sent again.
-    const cameBack = this.#sent.has(notification.id) && a.job.attemptsStarted > 1;
+    // A bundle's notification comes back in a job of its own (spun off after its attempt
+    // threw), with the bundle's attempts counted.
+    const cameBack =
+      this.#sent.has(notification.id) &&
+      (a.job.attemptsStarted > 1 || (a.data.attemptsBefore ?? 0) > 0);
     const outcome: SendOutcome = cameBack ? { status: "delivered" } : await this.#send(sender, a);
     if (outcome.status === "delivered") this.#remember(notification.id);
     if (outcome.status === "abandoned") {

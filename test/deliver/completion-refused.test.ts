@@ -27,7 +27,11 @@ class RefusingLog extends DeliveryLog {
   }
 }
 
-describe("a delivery whose record Redis refused", () => {
+// In a job of its own, and in a bundle (whose attempt that threw goes on in a job of its own).
+describe.each([
+  { mode: "own job", bundled: false },
+  { mode: "bundle", bundled: true },
+])("a delivery whose record Redis refused ($mode)", ({ bundled }) => {
   let rig: DeliveryRig;
   let workers: DeliveryWorkers | undefined;
   let sender: WebhookSender | undefined;
@@ -60,7 +64,7 @@ describe("a delivery whose record Redis refused", () => {
     await workers.ready();
     const [job] = jobsOf(alert("a1"), rule);
     if (!job) throw new Error("no job");
-    await rig.queues.enqueue([job]);
+    await rig.queues.enqueue([job], { bundled });
     // The record is written before BullMQ marks the job completed: wait for both.
     const queue = rig.queues.queue("webhook");
     await waitFor(
