@@ -306,6 +306,24 @@ export class DeliveryOrder {
     return undefined;
   }
 
+  /** The carriers of notifications (undefined where none is kept), one read per shard. */
+  async carriers(notifications: readonly Notification[]): Promise<(Carrier | undefined)[]> {
+    if (notifications.length === 0) return [];
+    const results = await this.#perShard(
+      notifications,
+      (n) => n,
+      async (group) => {
+        const held = await this.#redis.mget(
+          ...group.map(({ item, order }) => this.#carrierKey(item, order)),
+        );
+        return held.map((h) => (h === null ? undefined : carrierFrom(h)));
+      },
+    );
+    const failed = results.find((r) => r instanceof CallFailed);
+    if (failed instanceof CallFailed) throw failed.error;
+    return results as (Carrier | undefined)[];
+  }
+
   /** The carrier of notification `id` of `notification`'s order (see carrierOf). */
   async carrierIn(notification: Notification, id: string): Promise<Carrier | undefined> {
     const held = await this.#redis.get(

@@ -79,6 +79,16 @@ export const isBundle = (data: QueuedDelivery): data is DeliveryBundle =>
 /** Notifications a bundle carries at most. */
 export const BUNDLE_SIZE = 50;
 
+/** How a bundle's job id starts; its size and a random part follow. */
+const BUNDLE_ID_PREFIX = "bundle_";
+
+/** The size of a bundle from its job id; undefined for a notification's own job. */
+function bundleSizeOf(jobId: string): number | undefined {
+  if (!jobId.startsWith(BUNDLE_ID_PREFIX)) return undefined;
+  const size = Number.parseInt(jobId.slice(BUNDLE_ID_PREFIX.length), 10);
+  return Number.isFinite(size) && size > 0 ? size : 1;
+}
+
 /** BullMQ job name of bundles (a notification's own job is named after its rule). */
 export const BUNDLE_NAME = "bundle";
 
@@ -218,8 +228,9 @@ export class DeliveryQueues {
         (job) => !seen.has(job.notification.id) && seen.add(job.notification.id),
       );
       for (let i = 0; i < list.length; i += BUNDLE_SIZE) {
-        const id = `bundle_${randomUUID()}`;
         const part = list.slice(i, i + BUNDLE_SIZE);
+        // Its size in its id: what is outstanding is counted without reading it.
+        const id = `${BUNDLE_ID_PREFIX}${part.length}_${randomUUID()}`;
         for (const job of part) carriers.set(job.notification.id, id);
         bundles.push({ queue, id, list: part });
       }
@@ -475,23 +486,49 @@ export class DeliveryQueues {
 
   /**
    * Notifications not yet delivered nor dead (waiting, retrying, being sent): how many,
-   * and the ids of up to `limit` of them.
+   * and the ids of up to `limit` of them. A bundle's are those it still carries (not
+   * ended, not spun off), read for as many bundles as fill `limit` ids; a bundle beyond
+   * that counts as many as it was enqueued with.
    */
   async outstanding(limit = 1_000): Promise<{ count: number; ids: string[] }> {
     const states = ["waiting", "delayed", "active", "prioritized"] as const;
-    const per = await Promise.all(
-      this.all().map(async (queue) => {
-        const [counts, ids] = await Promise.all([
-          queue.getJobCounts(...states),
-          queue.getRanges([...states], 0, limit - 1),
-        ]);
-        return { count: Object.values(counts).reduce((a, b) => a + b, 0), ids };
-      }),
-    );
-    return {
-      count: per.reduce((sum, p) => sum + p.count, 0),
-      ids: per.flatMap((p) => p.ids).slice(0, limit),
-    };
+    let count = 0;
+    const ids: string[] = [];
+    for (const queue of this.all()) {
+      const [counts, jobIds] = await Promise.all([
+        queue.getJobCounts(...states),
+        queue.getRanges([...states], 0, limit - 1),
+      ]);
+      count += Object.values(counts).reduce((a, b) => a + b, 0);
+      for (const id of jobIds) {
+        const size = bundleSizeOf(id);
+        if (size === undefined) {
+          ids.push(id);
+          continue;
+        }
+        if (ids.length >= limit) {
+          count += size - 1;
+          continue;
+        }
+        const job = await Job.fromId<QueuedDelivery>(queue, id);
+        const carried =
+          job !== undefined && isBundle(job.data) ? await this.#carriedBy(id, job.data) : [];
+        count += carried.length - 1;
+        ids.push(...carried);
+      }
+    }
+    return { count, ids: ids.slice(0, limit) };
+  }
+
+  /** The notifications of a bundle that it still carries (not ended there, not spun off). */
+  async #carriedBy(bundleId: string, bundle: DeliveryBundle): Promise<string[]> {
+    const carriers = await this.#order.carriers(bundle.bundle.map((d) => d.notification));
+    return bundle.bundle
+      .filter((_, i) => {
+        const carrier = carriers[i];
+        return carrier === undefined || (carrier.job === bundleId && !carrier.ended);
+      })
+      .map((d) => d.notification.id);
   }
 
   /**

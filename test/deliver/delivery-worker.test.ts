@@ -10,6 +10,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
+import { orderOf } from "../../src/deliver/delivery-order.js";
 import {
   type BundleResult,
   type DeliveryJob,
@@ -617,6 +618,30 @@ describe.each([
     expect(records[0]?.reason).toBeUndefined();
     expect(await queues.deadLetters()).toEqual([]);
     expect((await queues.outstanding()).count).toBe(0);
+  });
+
+  it("counts and names the notifications outstanding, those a bundle spun off once", async () => {
+    const r = ruleWith("r1", [hook()]);
+    // No worker: everything waits. Three flights, so three orders over the shards.
+    const jobs = [1, 2, 3].flatMap((f) =>
+      jobsOf(alert(`o${f}`, undefined, flight({ key: `O${f}`, id: `o${f}` })), r),
+    );
+    const ids = jobs.map((j) => j.notification.id);
+    await enqueue(jobs);
+    expect(await queues.outstanding()).toEqual({ count: 3, ids: expect.any(Array) });
+    expect((await queues.outstanding()).ids.sort()).toEqual([...ids].sort());
+    if (!bundled) return;
+    // One spun off to a job of its own (not added here): the bundle no longer carries it.
+    const [spun] = jobs as [DeliveryJob];
+    await t.redis.set(
+      keys.deliveryCarrier(keys.shardOf(orderOf(spun.notification)), spun.notification.id),
+      spun.notification.id,
+    );
+    const now = await queues.outstanding();
+    expect(now.ids.sort()).toEqual(ids.filter((id) => id !== spun.notification.id).sort());
+    expect(now.count).toBe(2);
+    // Past the ids asked for, a bundle counts as many as it was enqueued with.
+    expect((await queues.outstanding(1)).ids).toHaveLength(1);
   });
 
   it.runIf(bundled)(
