@@ -213,6 +213,13 @@ function carrierFrom(held: string): Carrier {
   return { job: held, ended: false, delivered: false };
 }
 
+/** Outputs of a call on every shard, or the first shard's error when one failed. */
+function throwFailed<O>(results: readonly (O | CallFailed)[]): O[] {
+  const failed = results.find((r) => r instanceof CallFailed);
+  if (failed instanceof CallFailed) throw failed.error;
+  return results as O[];
+}
+
 /** A claim's reply as an OrderTurn. */
 function turnOf([kind, ...rest]: string[]): OrderTurn {
   if (kind === "go") return { kind: "go" };
@@ -271,8 +278,7 @@ export class DeliveryOrder {
         return [];
       },
     );
-    const failed = results.find((r) => r instanceof CallFailed);
-    if (failed) throw failed.error;
+    throwFailed(results);
   }
 
   /**
@@ -290,8 +296,7 @@ export class DeliveryOrder {
         return [];
       },
     );
-    const failed = results.find((r) => r instanceof CallFailed);
-    if (failed) throw failed.error;
+    throwFailed(results);
   }
 
   /**
@@ -319,9 +324,7 @@ export class DeliveryOrder {
         return held.map((h) => (h === null ? undefined : carrierFrom(h)));
       },
     );
-    const failed = results.find((r) => r instanceof CallFailed);
-    if (failed instanceof CallFailed) throw failed.error;
-    return results as (Carrier | undefined)[];
+    return throwFailed(results);
   }
 
   /** The carrier of notification `id` of `notification`'s order (see carrierOf). */

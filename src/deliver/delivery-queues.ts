@@ -203,13 +203,7 @@ export class DeliveryQueues {
    * place whose job never came is found out and dropped by the worker of a newer one.
    */
   async enqueue(jobs: readonly DeliveryJob[], options: { bundled?: boolean } = {}): Promise<void> {
-    const byQueue = new Map<Queue<QueuedDelivery>, DeliveryJob[]>();
-    for (const job of jobs) {
-      const queue = this.queueOf(job.notification);
-      const list = byQueue.get(queue) ?? [];
-      list.push(job);
-      byQueue.set(queue, list);
-    }
+    const byQueue = this.#byQueue(jobs, (job) => job.notification);
     if (options.bundled !== true) {
       await this.#order.pending(jobs.map((job) => job.notification));
       await Promise.all(
@@ -240,7 +234,6 @@ export class DeliveryQueues {
       bundles.flatMap((b) => b.list.map((job) => job.notification)),
       carriers,
     );
-    const { keepCompletedMs } = this.#options;
     await Promise.all(
       bundles.map(({ queue, id, list }) =>
         queue.add(
@@ -251,10 +244,7 @@ export class DeliveryQueues {
             // A bundle fails only when Redis does: it is run again, and what it finished is
             // not done twice.
             attempts: BUNDLE_ATTEMPTS,
-            backoff: { type: SCHEDULE_BACKOFF },
-            removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
-            removeOnFail: { age: Math.ceil(this.#options.keepFailedMs / 1000) },
-            stackTraceLimit: 0,
+            ...this.#jobDefaults(),
           },
         ),
       ),
@@ -266,13 +256,7 @@ export class DeliveryQueues {
    * is left as it is), and hands the notifications to them.
    */
   async spinOff(jobs: readonly SpinOff[]): Promise<void> {
-    const byQueue = new Map<Queue<QueuedDelivery>, SpinOff[]>();
-    for (const job of jobs) {
-      const queue = this.queueOf(job.data.notification);
-      const list = byQueue.get(queue) ?? [];
-      list.push(job);
-      byQueue.set(queue, list);
-    }
+    const byQueue = this.#byQueue(jobs, (job) => job.data.notification);
     await Promise.all(
       [...byQueue].map(([queue, list]) =>
         queue.addBulk(list.map(({ data, delayMs }) => this.#ownJob(data, delayMs, false))),
@@ -287,21 +271,44 @@ export class DeliveryQueues {
     delayMs: number,
     deduplicate: boolean,
   ): { name: string; data: DeliveryJob; opts: JobsOptions } {
-    const { keepCompletedMs, keepFailedMs, dedupMs } = this.#options;
+    const id = data.notification.id;
     return {
       name: data.notification.ruleId,
       data,
       opts: {
-        jobId: data.notification.id,
-        ...(deduplicate ? { deduplication: { id: data.notification.id, ttl: dedupMs } } : {}),
+        jobId: id,
+        ...(deduplicate ? { deduplication: { id, ttl: this.#options.dedupMs } } : {}),
         ...(delayMs > 0 ? { delay: delayMs } : {}),
         attempts: attemptsOf(data.retry),
-        backoff: { type: SCHEDULE_BACKOFF },
-        removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
-        removeOnFail: { age: Math.ceil(keepFailedMs / 1000) },
-        stackTraceLimit: 0,
+        ...this.#jobDefaults(),
       },
     };
+  }
+
+  /** What every delivery job has: the schedule's backoff, and how long it is kept. */
+  #jobDefaults(): JobsOptions {
+    const { keepCompletedMs, keepFailedMs } = this.#options;
+    return {
+      backoff: { type: SCHEDULE_BACKOFF },
+      removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
+      removeOnFail: { age: Math.ceil(keepFailedMs / 1000) },
+      stackTraceLimit: 0,
+    };
+  }
+
+  /** Items grouped by the queue of their notification. */
+  #byQueue<T>(
+    items: readonly T[],
+    notificationOf: (item: T) => Notification,
+  ): Map<Queue<QueuedDelivery>, T[]> {
+    const byQueue = new Map<Queue<QueuedDelivery>, T[]>();
+    for (const item of items) {
+      const queue = this.queueOf(notificationOf(item));
+      const list = byQueue.get(queue) ?? [];
+      list.push(item);
+      byQueue.set(queue, list);
+    }
+    return byQueue;
   }
 
   /** Dead letters, newest first, at most `limit` per channel type. */
@@ -350,8 +357,7 @@ export class DeliveryQueues {
       }
       // Sent again from the start: the attempts of a bundle and a dead letter's end go.
       if (job.data.dead !== undefined || job.data.attemptsBefore !== undefined) {
-        const { dead: _dead, attemptsBefore: _before, ...data } = job.data;
-        await job.updateData(data);
+        await job.updateData(sentAfresh(job.data));
       }
       // Its own job carries it again (it ended it, or a bundle did).
       await this.#order.carry([job.data.notification]);
@@ -373,14 +379,10 @@ export class DeliveryQueues {
     const state = await bundle.getState();
     const data = bundle.data.bundle.find((d) => d.notification.id === id);
     if (data === undefined || (state !== "completed" && state !== "failed")) return false;
-    const { dead: _dead, attemptsBefore: _before, ...fresh } = data;
     // Its own job carries it before it exists: a worker taking it at once sends it.
     await this.#order.carry([data.notification]);
-    await this.queueOf(data.notification).add(
-      fresh.notification.ruleId,
-      fresh,
-      this.#ownJob(fresh, 0, false).opts,
-    );
+    const own = this.#ownJob(sentAfresh(data), 0, false);
+    await this.queueOf(data.notification).add(own.name, own.data, own.opts);
     return true;
   }
 
@@ -603,6 +605,12 @@ function replayWanted(data: DeliveryJob, window: ReplayWindow): boolean {
     if (!names.some((name) => normaliseFlightNumber(name) === window.flight)) return false;
   }
   return true;
+}
+
+/** A notification's data to send again from the start: no attempts before, no dead end. */
+function sentAfresh(data: DeliveryJob): DeliveryJob {
+  const { dead: _dead, attemptsBefore: _before, ...fresh } = data;
+  return fresh;
 }
 
 /** Whether a job is a notification's own (not a bundle). */

@@ -134,8 +134,6 @@ interface Attempt {
   /** The job it is attempted in (its own, or the bundle). */
   job: Job<QueuedDelivery>;
   token: string | undefined;
-  /** performance.now() when the attempt began (took its slot). */
-  startedAt: number;
   /** The job, as its claims name it. */
   claimAs: ClaimingJob;
   /** Keeps a change of the data where the job run again finds it. */
@@ -312,7 +310,6 @@ export class DeliveryWorkers {
       queuedAt: job.data.queuedAt ?? job.timestamp,
       job,
       token,
-      startedAt: performance.now(),
       claimAs: claimingJob(job),
       save: (data) => job.updateData(data),
     };
@@ -372,7 +369,6 @@ export class DeliveryWorkers {
           queuedAt,
           job,
           token,
-          startedAt: performance.now(),
           claimAs,
           save: async (changed) => {
             // Kept in the bundle: a run again starts from it.
@@ -381,12 +377,14 @@ export class DeliveryWorkers {
           },
         };
         const step = await limited(() => this.#attemptOne(sender, attempt)).catch(
-          (err: unknown): Step =>
+          (err: unknown): Step => {
             // Thrown, not decided (a sender's bug, Redis refusing a write): tried again in a
             // job of its own, as its own job would be by BullMQ — not the whole bundle again.
-            attempt.attempt >= attempt.attempts
-              ? { kind: "dead", message: String((err as Error)?.message ?? err) }
-              : { kind: "retry", message: String((err as Error)?.message ?? err) },
+            const message = String((err as Error)?.message ?? err);
+            return attempt.attempt >= attempt.attempts
+              ? { kind: "dead", message }
+              : { kind: "retry", message };
+          },
         );
         const own: DeliveryJob = { ...attempt.data, queuedAt };
         switch (step.kind) {
@@ -437,7 +435,7 @@ export class DeliveryWorkers {
    */
   async #attemptOne(sender: ChannelSender, a: Attempt): Promise<Step> {
     // From its slot on (a wait for the slot is not the attempt's).
-    a.startedAt = performance.now();
+    const startedAt = performance.now();
     // One at a time per (rule, flight, channel), oldest first (BullMQ's own workers always
     // pass a token; without one there is no lock, and no turn to wait for).
     const turn = a.token === undefined ? ({ kind: "go" } as const) : await this.#takeTurn(a);
@@ -454,7 +452,9 @@ export class DeliveryWorkers {
     const cameBack =
       this.#sent.has(notification.id) &&
       (a.job.attemptsStarted > 1 || (a.data.attemptsBefore ?? 0) > 0);
-    const outcome: SendOutcome = cameBack ? { status: "delivered" } : await this.#send(sender, a);
+    const outcome: SendOutcome = cameBack
+      ? { status: "delivered" }
+      : await this.#send(sender, a, startedAt);
     if (outcome.status === "delivered") this.#remember(notification.id);
     if (outcome.status === "abandoned") {
       this.#options.onAbandoned?.(a.data, a.attempt);
@@ -647,7 +647,7 @@ export class DeliveryWorkers {
   }
 
   /** One attempt: find the channel, skip disabled endpoints, send, disable on 410. */
-  async #send(sender: ChannelSender, a: Attempt): Promise<SendOutcome> {
+  async #send(sender: ChannelSender, a: Attempt, startedAt: number): Promise<SendOutcome> {
     const { notification } = a.data;
     const rule =
       this.#options.rules().get(notification.ruleId) ??
@@ -706,7 +706,7 @@ export class DeliveryWorkers {
       now: this.#now,
       attempt: a.attempt,
       ...(a.data.recipients ? { recipients: a.data.recipients } : {}),
-      stillMine: (waited) => this.#stillMine(a.job, a.token, waited ? undefined : a.startedAt),
+      stillMine: (waited) => this.#stillMine(a.job, a.token, waited ? undefined : startedAt),
     });
     crashPoint("deliver.after-send");
     if (endpoint && outcome.status === "failed" && outcome.disableEndpoint) {
