@@ -233,6 +233,24 @@ export const rulesBenchmark: Benchmark = {
       `100 rules:          ${fmt(s.perSecond)} events/s (${fmt(s.matches)} matches per pass)`,
     );
 
+    // Ops rules keyed by gate (a team a gate): filed under their gates, not tried on every change.
+    const gates = new Set<string>();
+    for (const poll of polls) {
+      for (const e of poll.events) {
+        const gate = e.current?.gate;
+        if (typeof gate === "string") gates.add(gate);
+      }
+    }
+    const byGate = new RuleSet(
+      [...gates].map((gate, i) =>
+        makeRule(`gate-${i}`, { gates: [gate] }, [{ name: "gate", kinds: ["gate"] }]),
+      ),
+    );
+    const g = timeMatching(byGate, polls, PASSES.small);
+    console.log(
+      `${fmt(gates.size)} rules, a gate each: ${fmt(g.perSecond)} events/s (${fmt(g.matches)} matches per pass; 100 rules above)`,
+    );
+
     gc();
     const heapEmpty = process.memoryUsage().heapUsed;
     const rules = ruleSet(100_000, names, random);

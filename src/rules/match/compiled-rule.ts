@@ -65,6 +65,14 @@ export class CompiledRule {
     this.check = check;
   }
 
+  /**
+   * The gates of its flight filter when it names no flight (the index files it under
+   * them; the check still tests them); undefined otherwise.
+   */
+  get gates(): readonly string[] | undefined {
+    return this.numbers === undefined ? this.rule.flights.gates : undefined;
+  }
+
   /** Bits of every kind some selector can match; all bits when the rule takes every change. */
   get kinds(): number {
     return this.check.kinds;

@@ -19,7 +19,7 @@ export type FlightTest = (view: EventView) => boolean;
  * gates, piers and codes never do), so that the hundreds of rules asking about one
  * event's gate make no new string each.
  */
-function upper(value: string): string {
+export function upper(value: string): string {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if ((c >= 97 && c <= 122) || c > 127) return value.toUpperCase();
