@@ -144,6 +144,11 @@ export class DeliveryQueues {
   readonly #connection: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #order: DeliveryOrder;
+  /**
+   * The notifications of the bundles the last `outstanding` read (a bundle's never
+   * change): a look every second reads each waiting bundle once, not at every look.
+   */
+  #bundled = new Map<string, readonly Notification[]>();
 
   /** `connection` is shared by the queues (plain commands only). */
   constructor(connection: RedisConnection, keys: RedisKeys, options: DeliveryQueuesOptions = {}) {
@@ -489,11 +494,13 @@ export class DeliveryQueues {
   /**
    * Notifications not yet delivered nor dead (waiting, retrying, being sent): how many,
    * and the ids of up to `limit` of them. A bundle's are those it still carries (not
-   * ended, not spun off), read for as many bundles as fill `limit` ids; a bundle beyond
-   * that counts as many as it was enqueued with.
+   * ended, not spun off), read for as many bundles as fill `limit` ids (each bundle's
+   * notifications once while it is outstanding); a bundle beyond that counts as many as
+   * it was enqueued with.
    */
   async outstanding(limit = 1_000): Promise<{ count: number; ids: string[] }> {
     const states = ["waiting", "delayed", "active", "prioritized"] as const;
+    const seen = new Map<string, readonly Notification[]>();
     let count = 0;
     const ids: string[] = [];
     for (const queue of this.all()) {
@@ -512,25 +519,32 @@ export class DeliveryQueues {
           count += size - 1;
           continue;
         }
-        const job = await Job.fromId<QueuedDelivery>(queue, id);
-        const carried =
-          job !== undefined && isBundle(job.data) ? await this.#carriedBy(id, job.data) : [];
+        let notifications = this.#bundled.get(id);
+        if (notifications === undefined) {
+          const job = await Job.fromId<QueuedDelivery>(queue, id);
+          if (job !== undefined && isBundle(job.data)) {
+            notifications = job.data.bundle.map((d) => d.notification);
+          }
+        }
+        if (notifications !== undefined) seen.set(id, notifications);
+        const carried = notifications ? await this.#carriedBy(id, notifications) : [];
         count += carried.length - 1;
         ids.push(...carried);
       }
     }
+    this.#bundled = seen;
     return { count, ids: ids.slice(0, limit) };
   }
 
   /** The notifications of a bundle that it still carries (not ended there, not spun off). */
-  async #carriedBy(bundleId: string, bundle: DeliveryBundle): Promise<string[]> {
-    const carriers = await this.#order.carriers(bundle.bundle.map((d) => d.notification));
-    return bundle.bundle
+  async #carriedBy(bundleId: string, notifications: readonly Notification[]): Promise<string[]> {
+    const carriers = await this.#order.carriers(notifications);
+    return notifications
       .filter((_, i) => {
         const carrier = carriers[i];
         return carrier === undefined || (carrier.job === bundleId && !carrier.ended);
       })
-      .map((d) => d.notification.id);
+      .map((n) => n.id);
   }
 
   /**

@@ -7,7 +7,8 @@
  * split over SHARDS delivery shards here (redis-keys.ts), so that every path of the
  * workers and queues runs on a sharded layout; the rest of the suite runs on one.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Job } from "bullmq";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
 import { orderOf } from "../../src/deliver/delivery-order.js";
@@ -642,6 +643,20 @@ describe.each([
     expect(now.count).toBe(2);
     // Past the ids asked for, a bundle counts as many as it was enqueued with.
     expect((await queues.outstanding(1)).ids).toHaveLength(1);
+    // A bundle's notifications are read once while it is outstanding (a look a second
+    // would otherwise parse every waiting bundle again): its carriers are what changes.
+    expect((await queues.outstanding()).count).toBe(2);
+    const reads = vi.spyOn(Job, "fromId");
+    try {
+      expect((await queues.outstanding()).count).toBe(2);
+      expect(reads).not.toHaveBeenCalled();
+      const more = jobsOf(alert("o4", undefined, flight({ key: "O4", id: "o4" })), r);
+      await enqueue(more);
+      expect((await queues.outstanding()).count).toBe(3);
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it.runIf(bundled)(
