@@ -25,6 +25,7 @@ import type { ChannelType } from "../deliver/notification.js";
 import { AlertConsumer, NOTIFY_GROUP, Notifier } from "../deliver/notifier.js";
 import { Detector, type DetectorSettings } from "../detect/detector.js";
 import { PollLoop } from "../detect/poll-loop.js";
+import { type AlertState, nextDue } from "../dispatch/alert-state.js";
 import { DISPATCH_GROUP, Dispatcher } from "../dispatch/dispatcher.js";
 import type { OutboundPolicy } from "../outbound/outbound-policy.js";
 import type { RuleSet } from "../rules/match/rule-matcher.js";
@@ -248,10 +249,11 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
       await outbox.ensureGroup();
       const dispatcher = new Dispatcher({
         consumer: outbox,
-        store: new AlertStore(await connect(), keys, {
+        store: new AlertStore<AlertState>(await connect(), keys, {
           stateTtlMs: options.detector.snapshotTtlMs,
           alertRetentionMs: options.detector.outboxRetentionMs,
           now,
+          dueOf: nextDue,
         }),
         rules: options.rules,
         subscriptions,

@@ -52,7 +52,7 @@ export interface StreamAck {
 }
 
 /** Expiry of the dispatcher's memory and retention of the alerts stream. */
-export interface AlertStoreOptions {
+export interface AlertStoreOptions<S = unknown> {
   /** State expires this long after its last change (default 3 days). */
   stateTtlMs?: number;
   /** Alerts stream entries older than this are trimmed (default 7 days). */
@@ -62,6 +62,13 @@ export interface AlertStoreOptions {
    * a time further off than its expiry (a reminder days ahead) is kept until then.
    */
   now?: () => number;
+  /**
+   * The due time a kept state was written with (the dispatcher's `nextDue`): a target
+   * whose state read had none is not in the due set, and needs no ZREM when it stays
+   * not due — most targets, most of the time. Without it every target not due is
+   * taken off the due set, in case.
+   */
+  dueOf?: (state: S) => number | undefined;
 }
 
 /** Transactions retried on conflict before giving up (each conflict means progress elsewhere). */
@@ -86,15 +93,17 @@ export class AlertStore<S> {
   readonly #stateTtlMs: number;
   readonly #alertRetentionMs: number;
   readonly #now: () => number;
+  readonly #dueOf: ((state: S) => number | undefined) | undefined;
   /** Transactions on one connection must not interleave (WATCH is per connection). */
   #tail: Promise<unknown> = Promise.resolve();
 
-  constructor(redis: RedisConnection, keys: RedisKeys, options: AlertStoreOptions = {}) {
+  constructor(redis: RedisConnection, keys: RedisKeys, options: AlertStoreOptions<S> = {}) {
     this.#redis = redis;
     this.#keys = keys;
     this.#stateTtlMs = options.stateTtlMs ?? 3 * 86_400_000;
     this.#alertRetentionMs = options.alertRetentionMs ?? 7 * 86_400_000;
     this.#now = options.now ?? Date.now;
+    this.#dueOf = options.dueOf;
   }
 
   /**
@@ -124,8 +133,13 @@ export class AlertStore<S> {
       if (keys.length > 0) await this.#redis.watch(keys);
       const raw = keys.length > 0 ? await this.#redis.mget(keys) : [];
       let decided: AlertDecisions<S>;
+      // Whether each target may be in the due set (its state read had a due time).
+      let wasDue: boolean[] | undefined;
       try {
-        decided = decide(raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S))));
+        const states = raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S)));
+        const dueOf = this.#dueOf;
+        if (dueOf) wasDue = states.map((s) => s !== undefined && dueOf(s) !== undefined);
+        decided = decide(states);
       } catch (err) {
         if (keys[0] !== undefined) await unwatch(this.#redis, keys[0]);
         throw err;
@@ -143,8 +157,9 @@ export class AlertStore<S> {
           const wait = update.dueAt === undefined ? 0 : Math.max(0, update.dueAt - now);
           tx.set(key, JSON.stringify(update.state), "PX", Math.ceil(wait) + this.#stateTtlMs);
         }
-        if (update.dueAt === undefined) tx.zrem(this.#keys.alertsDue, targetKey(target));
-        else tx.zadd(this.#keys.alertsDue, update.dueAt, targetKey(target));
+        if (update.dueAt === undefined) {
+          if (wasDue?.[i] !== false) tx.zrem(this.#keys.alertsDue, targetKey(target));
+        } else tx.zadd(this.#keys.alertsDue, update.dueAt, targetKey(target));
       });
       for (const alert of decided.alerts) {
         tx.xadd(this.#keys.alerts, "MINID", "~", minId, "*", ALERT_FIELD, JSON.stringify(alert));

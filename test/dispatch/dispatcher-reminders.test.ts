@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import type { FlightSnapshot } from "../../src/diff/flight-snapshot.js";
 import type { AlertState } from "../../src/dispatch/alert-decision.js";
+import { nextDue } from "../../src/dispatch/alert-state.js";
 import { DISPATCH_GROUP, Dispatcher } from "../../src/dispatch/dispatcher.js";
 import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { Rule } from "../../src/rules/rule.js";
@@ -99,7 +100,7 @@ describe("reminders through the Dispatcher", () => {
       blockMs: 10,
     });
     await consumer.ensureGroup(true);
-    store = new AlertStore<AlertState>(t.redis.duplicate(), keys);
+    store = new AlertStore<AlertState>(t.redis.duplicate(), keys, { dueOf: nextDue });
     subscriptions = new SubscriptionStore(t.redis, keys, { zone: ZONE });
     dispatcher = new Dispatcher({
       consumer,

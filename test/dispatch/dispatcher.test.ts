@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChangeEvent } from "../../src/diff/change.js";
 import type { Alert } from "../../src/dispatch/alert.js";
 import type { AlertState } from "../../src/dispatch/alert-decision.js";
+import { nextDue } from "../../src/dispatch/alert-state.js";
 import { DISPATCH_GROUP, Dispatcher } from "../../src/dispatch/dispatcher.js";
 import { RuleSet } from "../../src/rules/match/rule-matcher.js";
 import type { Rule } from "../../src/rules/rule.js";
@@ -55,7 +56,7 @@ describe("Dispatcher on a real Redis", () => {
       blockMs: 10,
     });
     await consumer.ensureGroup(true);
-    store = new AlertStore<AlertState>(t.redis.duplicate(), keys);
+    store = new AlertStore<AlertState>(t.redis.duplicate(), keys, { dueOf: nextDue });
     dispatcher = new Dispatcher({ consumer, store, rules: () => rules, now: () => now });
   });
   afterEach(async () => {

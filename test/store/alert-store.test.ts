@@ -70,6 +70,38 @@ describe("AlertStore on a real Redis", () => {
     expect(await store.nextDueAt()).toBeUndefined();
   });
 
+  it("takes a target off the due set only when its state read was due (dueOf)", async () => {
+    interface Timed {
+      due?: number;
+    }
+    const timed = new AlertStore<Timed>(t.redis, keys, { dueOf: (s) => s.due });
+    const other = { ruleId: "r2", flightKey: target.flightKey };
+    await timed.transact([target, other], () => ({
+      updates: [
+        { state: { due: 10 }, dueAt: 10 },
+        { state: {}, dueAt: undefined },
+      ],
+      alerts: [],
+    }));
+    expect(await timed.due(100)).toEqual([target]);
+    // A member its state does not know of (say, a state that expired) is left for the
+    // flush to find: no ZREM is sent for a target whose state read was not due.
+    await t.redis.zadd(keys.alertsDue, 20, "r2 D:2026-11-21:KL1001");
+    const third = { ruleId: "r3", flightKey: target.flightKey };
+    await t.redis.zadd(keys.alertsDue, 30, "r3 D:2026-11-21:KL1001");
+    await timed.transact([target, other, third], () => ({
+      updates: [{ state: {} }, { state: {} }, { state: {} }],
+      alerts: [],
+    }));
+    expect(await timed.due(100)).toEqual([other, third]);
+    // Without dueOf, every target not due is taken off, in case.
+    await store.transact([other, third], () => ({
+      updates: [{ state: { n: 1 } }, { state: { n: 1 } }],
+      alerts: [],
+    }));
+    expect(await store.due(100)).toEqual([]);
+  });
+
   it("re-decides when another client changed the state meanwhile: no update is lost", async () => {
     // Two stores on two connections increment one counter 20 times each, interleaved;
     // without WATCH, increments read the same old value and overwrite each other.
