@@ -174,12 +174,20 @@ const CARRY = `
 for i, key in ipairs(KEYS) do redis.call('SET', key, ARGV[i], 'XX', 'KEEPTTL') end
 return #KEYS`;
 
+/** Orders worked out, by notification: a worker asks for one's several times. */
+const orders = new WeakMap<Notification, string>();
+
 /** The order a notification belongs to: a hash of its rule, flight and channel. */
 export function orderOf(notification: Notification): string {
-  return createHash("sha256")
-    .update(`${notification.ruleId}\n${notification.alert.flight.key}\n${notification.channel}`)
-    .digest("hex")
-    .slice(0, 32);
+  let order = orders.get(notification);
+  if (order === undefined) {
+    order = createHash("sha256")
+      .update(`${notification.ruleId}\n${notification.alert.flight.key}\n${notification.channel}`)
+      .digest("hex")
+      .slice(0, 32);
+    orders.set(notification, order);
+  }
+  return order;
 }
 
 /**

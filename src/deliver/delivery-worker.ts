@@ -48,6 +48,13 @@ import type { SendOutcome } from "./send-outcome.js";
 export interface DeliveryWorkersOptions {
   /** A connection for BullMQ (`maxRetriesPerRequest: null`); workers duplicate it for blocking reads. */
   connection: RedisConnection;
+  /**
+   * A connection of the same kind for the order's scripts (default `connection`), one
+   * BullMQ defines none of its own on: an auto-pipelining ioredis connection makes a
+   * pipeline each turn of the event loop, and copies into it every script defined on
+   * the connection (BullMQ's fifty).
+   */
+  orderConnection?: RedisConnection;
   keys: RedisKeys;
   /** One sender per channel type served; types without one are not worked here. */
   senders: Partial<Record<ChannelType, ChannelSender>>;
@@ -222,7 +229,7 @@ export class DeliveryWorkers {
       options.stalledIntervalMs ?? Math.max(250, Math.floor(stallTimeoutMs / 4));
     const { connection, keys } = options;
     this.#queues = options.queues ?? new DeliveryQueues(connection, keys);
-    this.#order = new DeliveryOrder(connection, keys, DEFAULT_DEDUP_MS);
+    this.#order = new DeliveryOrder(options.orderConnection ?? connection, keys, DEFAULT_DEDUP_MS);
     this.#spinOffs = new CallBatch<SpinOff, void>(async (jobs) => {
       await this.#queues.spinOff(jobs);
       return [];
