@@ -3,7 +3,8 @@
  * email, with reminders 15 minutes before boarding and 20 before departure) to
  * departures that are still ahead in simulated time — boarding soon, so the first
  * minute of `npm start` shows passenger notifications and reminders beside the ops and
- * partner ones. One of them follows its flight by a codeshare number, as a ticket would say.
+ * partner ones (at night, when too few depart within the hour, the first departures
+ * of the morning: a few minutes of `npm start`). One of them follows its flight by a codeshare number, as a ticket would say.
  * Only for the embedded simulator under a prefix of its own, which goes when it stops.
  */
 import type { Flight } from "../api/types.js";
@@ -24,15 +25,18 @@ export async function seedDemoSubscriptions(
   zone: string,
   count = 3,
 ): Promise<Subscription[]> {
-  const picked: Flight[] = [];
+  const ahead: { flight: Flight; at: number }[] = [];
   for (const f of flights) {
     if (f.flightDirection !== "D" || f.isOperationalFlight === false) continue;
     if (f.mainFlight === undefined || f.flightName !== f.mainFlight) continue;
     const at = f.scheduleDateTime ? parseApiDateTime(f.scheduleDateTime, zone) : undefined;
-    if (at === undefined || at < now + FROM_MS || at > now + TO_MS) continue;
-    picked.push(f);
+    if (at === undefined || at < now + FROM_MS) continue;
+    ahead.push({ flight: f, at });
   }
-  picked.sort((a, b) => String(a.scheduleDateTime).localeCompare(String(b.scheduleDateTime)));
+  ahead.sort((a, b) => a.at - b.at);
+  // Those boarding soon; at night, when fewer depart then, the first departures ahead.
+  const soon = ahead.filter((a) => a.at <= now + TO_MS);
+  const picked = (soon.length >= count ? soon : ahead.slice(0, count)).map((a) => a.flight);
   // The first passenger's flight is sold under codeshares, when one of them is.
   const shared = picked.findIndex((f) => (f.codeshares?.codeshares?.length ?? 0) > 0);
   if (shared > 0) picked.unshift(...picked.splice(shared, 1));

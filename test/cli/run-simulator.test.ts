@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { redisKeys } from "../../src/store/redis-keys.js";
+import { toLocalDate } from "../../src/time/local-time.js";
 import { type CliProcess, spawnCli } from "../support/cli-process.js";
 import { TEST_REDIS_URL, testRedis } from "../support/redis.js";
 import { exitWithin, logLines, waitForLog } from "./run-harness.js";
@@ -14,9 +15,9 @@ afterEach(() => {
   for (const child of children.splice(0)) child.child.kill("SIGKILL");
 });
 
-function demo(): CliProcess {
+function demo(...more: string[]): CliProcess {
   const proc = spawnCli(
-    ["run", "--simulator", "--speed", "120", "--console", "--vars-file", "rules/demo.env"],
+    ["run", "--simulator", "--speed", "120", "--console", "--vars-file", "rules/demo.env", ...more],
     {
       REDIS_URL: TEST_REDIS_URL,
       FLIGHTWATCH_PREFIX: "",
@@ -71,7 +72,10 @@ describe("flightwatch run --simulator", () => {
   }, 60_000);
 
   it("shows, as npm start does, a passenger's reminder and the gate desk's living Slack message", async () => {
-    const proc = demo();
+    // Today's mid-morning, whatever the hour the test runs at: at night the demo's
+    // passengers follow the morning's first departures, hours of simulated time ahead
+    // (test/subscriptions/demo-passengers.test.ts).
+    const proc = demo("--start", `${toLocalDate(Date.now(), "Europe/Amsterdam")}T10:00:00`);
     // The demo passengers' reminders fall due within the first simulated hour (30 s at ×120).
     const reminder = await waitForLog(proc, (l) => typeof l.reminder === "object", 120_000);
     expect(reminder).toMatchObject({

@@ -55,4 +55,40 @@ describe("the demo's passengers", () => {
       if (i === 0) expect(s.flight).not.toBe(normaliseFlightNumber(flight?.mainFlight ?? ""));
     }
   });
+
+  it("at night, when fewer depart within the hour, follow the first departures ahead", async () => {
+    // 01:00: the night's few departures; a demo started then still has its passengers.
+    const now = fromLocalDateTime(`${toLocalDate(Date.now(), ZONE)}T01:00`, ZONE) as number;
+    const sim = createSimulator({ seed: 3, startMs: now, speed: 1, evolve: false });
+    const store = new SubscriptionStore(t.redis, redisKeys(t.prefix), { zone: ZONE });
+    const seeded = await seedDemoSubscriptions(store, sim.store.all(), now, ZONE);
+    // The departures (main flights) 25 minutes or more ahead, earliest first.
+    const ahead = [...sim.store.all()]
+      .filter(
+        (f) =>
+          f.flightDirection === "D" &&
+          f.isOperationalFlight !== false &&
+          f.flightName === f.mainFlight &&
+          (parseApiDateTime(f.scheduleDateTime ?? "", ZONE) as number) >= now + 25 * 60_000,
+      )
+      .sort(
+        (a, b) =>
+          (parseApiDateTime(a.scheduleDateTime ?? "", ZONE) as number) -
+          (parseApiDateTime(b.scheduleDateTime ?? "", ZONE) as number),
+      );
+    const soon = ahead.filter(
+      (f) => (parseApiDateTime(f.scheduleDateTime ?? "", ZONE) as number) <= now + 75 * 60_000,
+    );
+    // The night is quiet enough for the case to be the one it names.
+    expect(soon.length).toBeLessThan(3);
+    expect(seeded).toHaveLength(3);
+    const followed = seeded.map((s) =>
+      ahead.findIndex((f) =>
+        [f.mainFlight ?? "", ...(f.codeshares?.codeshares ?? [])]
+          .map(normaliseFlightNumber)
+          .includes(s.flight),
+      ),
+    );
+    expect([...followed].sort((a, b) => a - b)).toEqual([0, 1, 2]);
+  });
 });
