@@ -278,6 +278,42 @@ describe("webhook sender: verdicts", () => {
     expect(hook.uniqueIds().size).toBe(0);
   });
 
+  it("bounds the whole exchange: an answer trickling in past the timeout is cut off", async () => {
+    // Headers at once, then a byte every 50 ms: neither undici's headers nor its body
+    // timeout (the gaps are shorter) ends it; the bound on the whole exchange does.
+    const trickle = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/plain" });
+      const tick = setInterval(() => res.write("."), 50);
+      res.on("close", () => clearInterval(tick));
+      setTimeout(() => {
+        clearInterval(tick);
+        res.end();
+      }, 20_000).unref();
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, "127.0.0.1", resolve));
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          trickle.closeAllConnections();
+          trickle.close(() => resolve());
+        }),
+    });
+    const { port } = trickle.address() as AddressInfo;
+    const started = Date.now();
+    const { outcome } = await sendOnce(
+      `http://127.0.0.1:${port}/hook`,
+      { secret: SECRET },
+      { sender: sender(300) },
+    );
+    expect(outcome).toMatchObject({
+      status: "retry",
+      reason: "timeout",
+      detail: "no answer within 300 ms",
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("retries when the connection is refused", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
