@@ -382,24 +382,31 @@ export class Dispatcher {
       return one.reminding(observed, now).length > 0 ? observed : null;
     };
     crashPoint("dispatch.before-flush-commit");
-    return store.transact(due, (states) => {
-      const alerts: Alert[] = [];
-      const updates = due.map((target, i): TargetUpdate<AlertState> => {
-        const rule = lookupRule(ruleSet, subscribed, target.ruleId);
-        // A rule removed by a reload (a subscription ended) takes its waiting groups with it.
-        if (!rule) return { state: undefined };
-        const decision = flushDue(
-          states[i],
-          rule,
-          now,
-          catchUp,
-          observedFor(rule, target.flightKey),
-        );
-        alerts.push(...decision.alerts);
-        return { state: decision.state, dueAt: decision.dueAt };
-      });
-      return { updates, alerts };
-    });
+    return store.transact(
+      due,
+      (states) => {
+        const alerts: Alert[] = [];
+        const updates = due.map((target, i): TargetUpdate<AlertState> => {
+          const rule = lookupRule(ruleSet, subscribed, target.ruleId);
+          // A rule removed by a reload (a subscription ended) takes its waiting groups with it.
+          if (!rule) return { state: undefined };
+          const decision = flushDue(
+            states[i],
+            rule,
+            now,
+            catchUp,
+            observedFor(rule, target.flightKey),
+          );
+          alerts.push(...decision.alerts);
+          return { state: decision.state, dueAt: decision.dueAt };
+        });
+        return { updates, alerts };
+      },
+      undefined,
+      // Taken from the due set: each one not due any more is taken off it, even one
+      // whose state is gone (kept days past its due time, or evicted).
+      true,
+    );
   }
 
   /**

@@ -66,7 +66,9 @@ export interface AlertStoreOptions<S = unknown> {
    * The due time a kept state was written with (the dispatcher's `nextDue`): a target
    * whose state read had none is not in the due set, and needs no ZREM when it stays
    * not due — most targets, most of the time. Without it every target not due is
-   * taken off the due set, in case.
+   * taken off the due set, in case. Targets taken from the due set (`fromDueSet`) are
+   * always taken off it when not due any more: a member can outlive its state (kept
+   * days past its due time, or evicted by Redis), and only the flush finds it.
    */
   dueOf?: (state: S) => number | undefined;
 }
@@ -110,14 +112,16 @@ export class AlertStore<S> {
    * Reads the targets' states under WATCH, lets `decide` compute one update per
    * target (same order) and the alerts, and commits them — with `ack`, when given — in
    * one transaction, retrying from the read when another client changed a state
-   * meanwhile. Resolves to the alerts committed.
+   * meanwhile. `fromDueSet`: the targets were read from the due set (see `dueOf`).
+   * Resolves to the alerts committed.
    */
   transact(
     targets: readonly AlertTarget[],
     decide: (states: Array<S | undefined>) => AlertDecisions<S>,
     ack?: StreamAck,
+    fromDueSet = false,
   ): Promise<readonly Alert[]> {
-    const run = this.#tail.then(() => this.#transact(targets, decide, ack));
+    const run = this.#tail.then(() => this.#transact(targets, decide, ack, fromDueSet));
     this.#tail = run.catch(() => undefined);
     return run;
   }
@@ -125,7 +129,8 @@ export class AlertStore<S> {
   async #transact(
     targets: readonly AlertTarget[],
     decide: (states: Array<S | undefined>) => AlertDecisions<S>,
-    ack?: StreamAck,
+    ack: StreamAck | undefined,
+    fromDueSet: boolean,
   ): Promise<readonly Alert[]> {
     const keys = targets.map((t) => this.#keys.alertState(t.ruleId, t.flightKey));
     for (let attempt = 1; ; attempt++) {
@@ -138,7 +143,9 @@ export class AlertStore<S> {
       try {
         const states = raw.map((text) => (text === null ? undefined : (JSON.parse(text) as S)));
         const dueOf = this.#dueOf;
-        if (dueOf) wasDue = states.map((s) => s !== undefined && dueOf(s) !== undefined);
+        if (dueOf && !fromDueSet) {
+          wasDue = states.map((s) => s !== undefined && dueOf(s) !== undefined);
+        }
         decided = decide(states);
       } catch (err) {
         if (keys[0] !== undefined) await unwatch(this.#redis, keys[0]);

@@ -74,6 +74,25 @@ describe("Dispatcher on a real Redis", () => {
     expect(pending[0]).toBe(0);
   });
 
+  it("takes off the due set a member whose state is gone, and still hears of its flight", async () => {
+    // A group waiting while the dispatcher was down for longer than its state is kept
+    // (or a state Redis evicted): the member outlives the state.
+    build([{ ...rule("grouped", { changes: ["gate"] }), groupWaitMs: 60_000 }]);
+    await commit([gate("D5", "D7", 1)]);
+    expect(await dispatcher.step()).toEqual([]);
+    const [member] = await t.redis.zrange(keys.alertsDue, 0, -1);
+    expect(member).toBeDefined();
+    const [ruleId, flightKey] = (member as string).split(" ") as [string, string];
+    await t.redis.del(keys.alertState(ruleId, flightKey));
+    // A change of the flight meanwhile writes its state again (not due: no group_wait now).
+    build([rule("grouped", { changes: ["gate"] })]);
+    await commit([gate("D7", "D9", 2)]);
+    expect(await dispatcher.step()).toHaveLength(1);
+    now += 60_000;
+    expect(await dispatcher.step()).toEqual([]);
+    expect(await t.redis.zcard(keys.alertsDue)).toBe(0);
+  });
+
   it("acknowledges entries that no rule matches, and writes nothing for them", async () => {
     await commit([changeEvent({ kind: "belt", field: "baggageClaim", new: ["4"] })]);
     expect(await dispatcher.step()).toEqual([]);

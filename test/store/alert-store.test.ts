@@ -85,7 +85,7 @@ describe("AlertStore on a real Redis", () => {
     }));
     expect(await timed.due(100)).toEqual([target]);
     // A member its state does not know of (say, a state that expired) is left for the
-    // flush to find: no ZREM is sent for a target whose state read was not due.
+    // flush: no ZREM is sent for a target whose state read was not due…
     await t.redis.zadd(keys.alertsDue, 20, "r2 D:2026-11-21:KL1001");
     const third = { ruleId: "r3", flightKey: target.flightKey };
     await t.redis.zadd(keys.alertsDue, 30, "r3 D:2026-11-21:KL1001");
@@ -94,6 +94,16 @@ describe("AlertStore on a real Redis", () => {
       alerts: [],
     }));
     expect(await timed.due(100)).toEqual([other, third]);
+    // … which reads its targets from the due set and takes off each one not due.
+    await timed.transact(
+      [other, third],
+      () => ({ updates: [{ state: {} }, { state: undefined }], alerts: [] }),
+      undefined,
+      true,
+    );
+    expect(await timed.due(100)).toEqual([]);
+    await t.redis.zadd(keys.alertsDue, 20, "r2 D:2026-11-21:KL1001");
+    await t.redis.zadd(keys.alertsDue, 30, "r3 D:2026-11-21:KL1001");
     // Without dueOf, every target not due is taken off, in case.
     await store.transact([other, third], () => ({
       updates: [{ state: { n: 1 } }, { state: { n: 1 } }],
