@@ -236,9 +236,11 @@ export class Dispatcher {
         return { updates, alerts: decided };
       },
       {
-        stream: consumer.stream,
-        group: consumer.group,
-        entryIds: chunk.map(({ entry }) => entry.entryId),
+        ack: {
+          stream: consumer.stream,
+          group: consumer.group,
+          entryIds: chunk.map(({ entry }) => entry.entryId),
+        },
       },
     );
     crashPoint("dispatch.after-commit");
@@ -402,10 +404,9 @@ export class Dispatcher {
         });
         return { updates, alerts };
       },
-      undefined,
       // Taken from the due set: each one not due any more is taken off it, even one
       // whose state is gone (kept days past its due time, or evicted).
-      true,
+      { fromDueSet: true },
     );
   }
 

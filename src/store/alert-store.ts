@@ -73,6 +73,14 @@ export interface AlertStoreOptions<S = unknown> {
   dueOf?: (state: S) => number | undefined;
 }
 
+/** What a transaction also does, besides its decisions. */
+export interface TransactOptions {
+  /** Stream entries acknowledged in the same transaction as the decisions they led to. */
+  ack?: StreamAck;
+  /** The targets were read from the due set (see `AlertStoreOptions.dueOf`). */
+  fromDueSet?: boolean;
+}
+
 /** Transactions retried on conflict before giving up (each conflict means progress elsewhere). */
 const MAX_ATTEMPTS = 50;
 
@@ -112,16 +120,14 @@ export class AlertStore<S> {
    * Reads the targets' states under WATCH, lets `decide` compute one update per
    * target (same order) and the alerts, and commits them — with `ack`, when given — in
    * one transaction, retrying from the read when another client changed a state
-   * meanwhile. `fromDueSet`: the targets were read from the due set (see `dueOf`).
-   * Resolves to the alerts committed.
+   * meanwhile. Resolves to the alerts committed.
    */
   transact(
     targets: readonly AlertTarget[],
     decide: (states: Array<S | undefined>) => AlertDecisions<S>,
-    ack?: StreamAck,
-    fromDueSet = false,
+    options: TransactOptions = {},
   ): Promise<readonly Alert[]> {
-    const run = this.#tail.then(() => this.#transact(targets, decide, ack, fromDueSet));
+    const run = this.#tail.then(() => this.#transact(targets, decide, options));
     this.#tail = run.catch(() => undefined);
     return run;
   }
@@ -129,8 +135,7 @@ export class AlertStore<S> {
   async #transact(
     targets: readonly AlertTarget[],
     decide: (states: Array<S | undefined>) => AlertDecisions<S>,
-    ack: StreamAck | undefined,
-    fromDueSet: boolean,
+    { ack, fromDueSet = false }: TransactOptions,
   ): Promise<readonly Alert[]> {
     const keys = targets.map((t) => this.#keys.alertState(t.ruleId, t.flightKey));
     for (let attempt = 1; ; attempt++) {

@@ -4,8 +4,9 @@
  * departures that are still ahead in simulated time — boarding soon, so the first
  * minute of `npm start` shows passenger notifications and reminders beside the ops and
  * partner ones (at night, when too few depart within the hour, the first departures
- * of the morning: a few minutes of `npm start`). One of them follows its flight by a codeshare number, as a ticket would say.
- * Only for the embedded simulator under a prefix of its own, which goes when it stops.
+ * of the morning: a few minutes of `npm start`). One of them follows its flight by a
+ * codeshare number, as a ticket would say. Only for the embedded simulator under a
+ * prefix of its own, which goes when it stops.
  */
 import type { Flight } from "../api/types.js";
 import { normaliseFlightNumber } from "../rules/flight-number.js";

@@ -44,7 +44,7 @@ describe("AlertStore on a real Redis", () => {
         updates: [{ state: { n: (state?.n ?? 0) + 1 }, dueAt: 5000 }],
         alerts: [alert("a1")],
       }),
-      { stream: keys.outbox, group: "dispatch", entryIds: [entryId as string] },
+      { ack: { stream: keys.outbox, group: "dispatch", entryIds: [entryId as string] } },
     );
     expect(alerts.map((a) => a.id)).toEqual(["a1"]);
     expect(
@@ -98,8 +98,7 @@ describe("AlertStore on a real Redis", () => {
     await timed.transact(
       [other, third],
       () => ({ updates: [{ state: {} }, { state: undefined }], alerts: [] }),
-      undefined,
-      true,
+      { fromDueSet: true },
     );
     expect(await timed.due(100)).toEqual([]);
     await t.redis.zadd(keys.alertsDue, 20, "r2 D:2026-11-21:KL1001");
