@@ -67,6 +67,47 @@ const WAIT_MS = 180_000;
 const CONCURRENCY = 64;
 
 const fmt = (n: number): string => Math.round(n).toLocaleString("en");
+
+/** The machine's CPU time so far, busy and in all, summed over its cores (ms), at `at`. */
+interface MachineCpu {
+  at: number;
+  busy: number;
+  all: number;
+}
+
+function machineCpu(): MachineCpu {
+  let busy = 0;
+  let all = 0;
+  for (const { times } of cpus()) {
+    const sum = times.user + times.nice + times.sys + times.irq + times.idle;
+    all += sum;
+    busy += sum - times.idle;
+  }
+  return { at: Date.now(), busy, all };
+}
+
+/**
+ * Samples the machine's CPU every 100 ms until stopped; `busyShare(from, to)` is the
+ * share of all its cores' time that was busy between the samples nearest those times
+ * (every process on the machine, not only the rig's: what was left for more daemons).
+ */
+function sampleMachine(): { stop(): void; busyShare(from: number, to: number): number } {
+  const samples = [machineCpu()];
+  const timer = setInterval(() => samples.push(machineCpu()), 100);
+  const nearest = (t: number) =>
+    samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best));
+  return {
+    stop() {
+      clearInterval(timer);
+      samples.push(machineCpu());
+    },
+    busyShare(from, to) {
+      const a = nearest(from);
+      const b = nearest(to);
+      return b.all > a.all ? (b.busy - a.busy) / (b.all - a.all) : 0;
+    },
+  };
+}
 /**
  * The gate of change `seq` to flight number `i` of the pool: a flight stays with one
  * endpoint (a flight moved to another endpoint's gate would concern two rules: the one
@@ -97,6 +138,9 @@ interface RedisCounters {
   commands: number;
   reads: number;
   cpuMs: number;
+  /** Bytes the server read from its clients and wrote to them. */
+  bytesIn: number;
+  bytesOut: number;
   /** Calls by command name. */
   byName: Map<string, number>;
 }
@@ -116,6 +160,8 @@ async function redisCounters(redis: Redis): Promise<RedisCounters> {
     byName,
     reads: field("total_reads_processed"),
     cpuMs: (field("used_cpu_user") + field("used_cpu_sys")) * 1000,
+    bytesIn: field("total_net_input_bytes"),
+    bytesOut: field("total_net_output_bytes"),
   };
 }
 
@@ -129,6 +175,8 @@ function sumCounters(all: readonly RedisCounters[]): RedisCounters {
     commands: all.reduce((sum, c) => sum + c.commands, 0),
     reads: all.reduce((sum, c) => sum + c.reads, 0),
     cpuMs: all.reduce((sum, c) => sum + c.cpuMs, 0),
+    bytesIn: all.reduce((sum, c) => sum + c.bytesIn, 0),
+    bytesOut: all.reduce((sum, c) => sum + c.bytesOut, 0),
     byName,
   };
 }
@@ -218,6 +266,7 @@ async function burst(
   const receiverCpu0 = await receiver.cpuMs();
   const profiling = process.env.CPU_PROFILE_DIR !== undefined;
   if (profiling) for (const d of daemons) d.proc.child.kill("SIGUSR2");
+  const machine = sampleMachine();
   const from = updates.next;
   flights.forEach((flight, i) => {
     updates.apply(flight, gateOf(i));
@@ -225,6 +274,7 @@ async function burst(
   const to = updates.next - 1;
   const t0 = updates.appliedAt(from);
   const report = await receiver.collect(flights.length);
+  machine.stop();
   // When the burst's changes were committed and its alerts decided: the streams' entry ids.
   const times = async (stream: string) =>
     (await redis.xrange(stream, `${t0}-0`, "+")).map(([id]) => Number(id.split("-")[0]));
@@ -246,7 +296,8 @@ async function burst(
   const shares = each1.map((c, i) => c.commands - (each0[i] as RedisCounters).commands);
   const receiverUs = ((report.cpuMs - receiverCpu0) * 1000) / fate.delivered;
   const jobs = await jobTimes(redis, keys);
-  const per = (k: "commands" | "reads" | "cpuMs") => (redis1[k] - redis0[k]) / fate.delivered;
+  const per = (k: "commands" | "reads" | "cpuMs" | "bytesIn" | "bytesOut") =>
+    (redis1[k] - redis0[k]) / fate.delivered;
   const top = [...redis1.byName]
     .map(
       ([name, calls]) => [name, (calls - (redis0.byName.get(name) ?? 0)) / fate.delivered] as const,
@@ -260,6 +311,7 @@ async function burst(
   // daemon that starts sending later would look faster.
   const committed = outbox[0] ?? t0;
   const perSecond = fate.delivered / ((last - committed) / 1000);
+  const machineBusy = Math.round(machine.busyShare(committed, last) * 100);
   const endToEnd = fate.delivered / ((last - t0) / 1000);
   const line =
     `  burst ${fmt(flights.length)}: ${fmt(perSecond)} notifications/s (${fmt(fate.delivered)} of ` +
@@ -268,9 +320,10 @@ async function burst(
     `${fmt((decided[0] ?? t0) - t0)}–${fmt((decided.at(-1) ?? t0) - t0)} ms, arrivals ${fmt(first - t0)}–${fmt(last - t0)} ms ` +
     `(${fmt(endToEnd)}/s from the change); ${fate.missing} missing, ${updates.repeats} twice so far, ${report.unverified} bad signatures\n` +
     `    per notification: daemon CPU ${fmt(cpuUs)} µs (polls included${daemons.length > 1 ? `; ${cpusUs.map(fmt).join(" + ")}` : ""}; ` +
-    `${busy.join(" + ")} % of a core), receiver ${fmt(receiverUs)} µs, ` +
+    `${busy.join(" + ")} % of a core; the machine's ${cpus().length} cores ${machineBusy} % busy from the poll's commit to the last arrival), receiver ${fmt(receiverUs)} µs, ` +
     `Redis ${fmt(per("cpuMs") * 1000)} µs; Redis commands ${per("commands").toFixed(1)} ` +
-    `(scripts' own included), socket reads ${per("reads").toFixed(2)} (≈ round trips)\n` +
+    `(scripts' own included), socket reads ${per("reads").toFixed(2)} (≈ round trips), ` +
+    `bytes to Redis ${fmt(per("bytesIn"))} and back ${fmt(per("bytesOut"))}\n` +
     `    commands per notification: ${top}\n` +
     (servers.length > 1
       ? `    commands by master: ${shares.map((n) => `${Math.round((n / (redis1.commands - redis0.commands)) * 100)} %`).join(" / ")} (the prefix's own first)\n`
