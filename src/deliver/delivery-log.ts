@@ -5,6 +5,7 @@
  */
 
 import { CallBatch } from "../store/call-batch.js";
+import { LuaScript } from "../store/lua-script.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { fieldOf } from "../store/stream-consumer.js";
@@ -65,11 +66,11 @@ export interface DisabledEndpoint extends Endpoint {
 const RECORD_FIELD = "record";
 
 /** KEYS: the records stream. ARGV: the cap, then the records' JSON. Appends them in order. */
-const APPEND = `
+const APPEND = new LuaScript(`
 for i = 2, #ARGV do
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '${RECORD_FIELD}', ARGV[i])
 end
-return #ARGV - 1`;
+return #ARGV - 1`);
 
 /** Options of the delivery log. */
 export interface DeliveryLogOptions {
@@ -107,7 +108,7 @@ export class DeliveryLog {
     this.#disabledFreshMs = options.disabledFreshMs ?? 1_000;
     this.#monotonic = options.monotonic ?? (() => performance.now());
     this.#append = new CallBatch<string, void>(async (texts) => {
-      await this.#redis.eval(APPEND, 1, this.#keys.deliveries, String(this.#maxRecords), ...texts);
+      await APPEND.run(this.#redis, 1, this.#keys.deliveries, String(this.#maxRecords), ...texts);
       return [];
     });
   }

@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { CallBatch, CallFailed } from "../store/call-batch.js";
+import { LuaScript } from "../store/lua-script.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Notification } from "./notification.js";
@@ -72,7 +73,7 @@ const DELIVERED = "~delivered";
  * or {'carried', job} when another job carries it (has it waiting or under way, or
  * ended it).
  */
-const CLAIM = `
+const CLAIM = new LuaScript(`
 local function carriedElsewhere(carrier, job, jobPrefix, retention)
   local holder = redis.call('GET', carrier)
   if holder == job then return nil end
@@ -114,7 +115,7 @@ for i = 1, #KEYS / 3 do
   replies[i] = claim(KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i],
     ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[1])
 end
-return replies`;
+return replies`);
 
 /**
  * KEYS: each notification's order set, lock and carrier, in threes. ARGV: retention ms,
@@ -124,7 +125,7 @@ return replies`;
  * the job's id); a delivery raises the highest sequence delivered.
  * Returns, for each, the id next in line or '' when none.
  */
-const DONE = `
+const DONE = new LuaScript(`
 local function done(set, lock, carrier, id, deliveredSeq, job, delivered, retention)
   redis.call('ZREM', set, id)
   if deliveredSeq ~= '' then
@@ -146,19 +147,19 @@ for i = 1, #KEYS / 3 do
   replies[i] = done(KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i],
     ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[1])
 end
-return replies`;
+return replies`);
 
 /** KEYS: the order's lock. ARGV: notification id. Releases the lock if it is this notification's. */
-const RELEASE = `
+const RELEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+return 0`);
 
 /**
  * KEYS: each notification's order set and carrier, in pairs. ARGV: retention ms, then
  * each notification's sequence ('' when it takes no place), id and carrying job ('' for
  * none). NX: a notification enqueued again keeps its place and its first carrier.
  */
-const PENDING = `
+const PENDING = new LuaScript(`
 for i = 1, #KEYS / 2 do
   local seq, id, job = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
   if seq ~= '' then
@@ -167,12 +168,12 @@ for i = 1, #KEYS / 2 do
   end
   if job ~= '' then redis.call('SET', KEYS[2 * i], job, 'NX', 'PX', ARGV[1]) end
 end
-return #KEYS / 2`;
+return #KEYS / 2`);
 
 /** KEYS: carriers. ARGV: each one's job id. Hands notifications to jobs of their own (after a bundle spun them off). */
-const CARRY = `
+const CARRY = new LuaScript(`
 for i, key in ipairs(KEYS) do redis.call('SET', key, ARGV[i], 'XX', 'KEEPTTL') end
-return #KEYS`;
+return #KEYS`);
 
 /** Orders worked out, by notification: a worker asks for one's several times. */
 const orders = new WeakMap<Notification, string>();
@@ -282,7 +283,7 @@ export class DeliveryOrder {
           keys.push(this.#keys.deliveryOrder(order), this.#carrierKey(n, order));
           args.push(takesNoPlace(n) ? "" : String(sequenceOf(n)), n.id, carriers?.get(n.id) ?? "");
         }
-        await this.#redis.eval(PENDING, keys.length, ...keys, ...args);
+        await PENDING.run(this.#redis, keys.length, ...keys, ...args);
         return [];
       },
     );
@@ -300,7 +301,7 @@ export class DeliveryOrder {
       (n) => n,
       async (group) => {
         const keys = group.map(({ item, order }) => this.#carrierKey(item, order));
-        await this.#redis.eval(CARRY, keys.length, ...keys, ...group.map(({ item }) => item.id));
+        await CARRY.run(this.#redis, keys.length, ...keys, ...group.map(({ item }) => item.id));
         return [];
       },
     );
@@ -412,12 +413,7 @@ export class DeliveryOrder {
             item.job?.keyPrefix ?? "",
           );
         }
-        const replies = (await this.#redis.eval(
-          CLAIM,
-          keys.length,
-          ...keys,
-          ...args,
-        )) as string[][];
+        const replies = (await CLAIM.run(this.#redis, keys.length, ...keys, ...args)) as string[][];
         return replies.map(turnOf);
       },
     );
@@ -425,8 +421,8 @@ export class DeliveryOrder {
 
   /** Releases the turn, keeping the notification in the order (it will be retried). */
   async release(notification: Notification): Promise<void> {
-    await this.#redis.eval(
-      RELEASE,
+    await RELEASE.run(
+      this.#redis,
       1,
       this.#keys.deliverySending(orderOf(notification)),
       notification.id,
@@ -469,7 +465,7 @@ export class DeliveryOrder {
             item.delivered ? "1" : "0",
           );
         }
-        const replies = (await this.#redis.eval(DONE, keys.length, ...keys, ...args)) as string[];
+        const replies = (await DONE.run(this.#redis, keys.length, ...keys, ...args)) as string[];
         return replies.map((next) => (next === "" ? undefined : next));
       },
     );

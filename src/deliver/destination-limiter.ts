@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { ConfigError } from "../errors.js";
+import { LuaScript } from "../store/lua-script.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 
@@ -56,7 +57,7 @@ end
 
 // KEYS[1] pace key; ARGV now, interval, maxWait (-1 = any). The key holds the next
 // free slot; taking a slot moves it one interval on and keeps the key alive until then.
-const RESERVE = `${UNTIL_OF}
+const RESERVE = new LuaScript(`${UNTIL_OF}
 local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local maxWait = tonumber(ARGV[3])
@@ -66,11 +67,11 @@ local wait = slot - now
 if maxWait >= 0 and wait > maxWait then return {0, wait} end
 redis.call('SET', KEYS[1], slot + interval, 'PX', wait + interval)
 return {1, wait}
-`;
+`);
 
 // KEYS[1] pace key, KEYS[2] hold key; ARGV now, until. Only ever moves the next free
 // slot and the hold later. The hold also stops slots taken before the push back.
-const PUSH_BACK = `${UNTIL_OF}
+const PUSH_BACK = new LuaScript(`${UNTIL_OF}
 local now = tonumber(ARGV[1])
 local untilMs = tonumber(ARGV[2])
 if untilMs <= now then return 0 end
@@ -81,13 +82,13 @@ local nextFree = untilOf(KEYS[1], now)
 if untilMs <= nextFree then return 0 end
 redis.call('SET', KEYS[1], untilMs, 'PX', untilMs - now)
 return 1
-`;
+`);
 
 // KEYS[1] hold key; ARGV now. Ms until the hold ends (0 = none).
-const HELD_FOR = `${UNTIL_OF}
+const HELD_FOR = new LuaScript(`${UNTIL_OF}
 local now = tonumber(ARGV[1])
 return math.max(0, untilOf(KEYS[1], now) - now)
-`;
+`);
 
 /** One send slot per interval per destination, shared through Redis. */
 export class DestinationLimiter {
@@ -113,8 +114,8 @@ export class DestinationLimiter {
     const interval = checkInterval(options.intervalMs ?? this.#intervalMs);
     const maxWait =
       options.maxWaitMs === undefined ? -1 : Math.max(0, Math.floor(options.maxWaitMs));
-    const [reserved, waitMs] = (await this.#redis.eval(
-      RESERVE,
+    const [reserved, waitMs] = (await RESERVE.run(
+      this.#redis,
       1,
       this.#key(destination),
       String(Math.floor(nowMs)),
@@ -126,8 +127,8 @@ export class DestinationLimiter {
 
   /** No slot of the destination before `untilMs` (after a 429 and its `Retry-After`). */
   async pushBack(destination: string, untilMs: number, nowMs: number): Promise<void> {
-    await this.#redis.eval(
-      PUSH_BACK,
+    await PUSH_BACK.run(
+      this.#redis,
       2,
       this.#key(destination),
       this.#keys.deliveryHold(destinationHash(destination)),
@@ -141,8 +142,8 @@ export class DestinationLimiter {
    * came back must not be used while the destination asked everyone to wait.
    */
   async heldFor(destination: string, nowMs: number): Promise<number> {
-    return (await this.#redis.eval(
-      HELD_FOR,
+    return (await HELD_FOR.run(
+      this.#redis,
       1,
       this.#keys.deliveryHold(destinationHash(destination)),
       String(Math.floor(nowMs)),

@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import type { SlackApiChannelSpec } from "../rules/rule.js";
+import { LuaScript } from "../store/lua-script.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Notification } from "./notification.js";
@@ -39,7 +40,7 @@ export interface SlackProgress {
  * there shows a newer alert and is not the one replaced (written meanwhile by a replay
  * of a newer alert: it stays). Returns the thread as it is now.
  */
-const POSTED = `
+const POSTED = new LuaScript(`
 local cur = redis.call('HMGET', KEYS[1], 'channel', 'ts', 'seq')
 if not (cur[2] and cur[2] ~= ARGV[4] and tonumber(cur[3] or '0') > tonumber(ARGV[3])) then
   redis.call('HSET', KEYS[1], 'channel', ARGV[1], 'ts', ARGV[2], 'seq', ARGV[3])
@@ -47,13 +48,13 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('HSET', KEYS[2], 'main', '1')
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
-return redis.call('HMGET', KEYS[1], 'channel', 'ts', 'seq')`;
+return redis.call('HMGET', KEYS[1], 'channel', 'ts', 'seq')`);
 
 /**
  * KEYS: thread, progress. ARGV: ts, seq, ttl ms. The message `ts` was updated to show
  * the alert of `seq`: its sequence rises (never falls), if it is still the thread's.
  */
-const UPDATED = `
+const UPDATED = new LuaScript(`
 local cur = redis.call('HMGET', KEYS[1], 'ts', 'seq')
 if cur[1] == ARGV[1] and tonumber(cur[2] or '0') < tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'seq', ARGV[2])
@@ -61,7 +62,7 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('HSET', KEYS[2], 'main', '1')
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return 1`;
+return 1`);
 
 /** The living messages and the progress of their notifications, in Redis. */
 export class SlackThreads {
@@ -102,8 +103,8 @@ export class SlackThreads {
     message: SlackThread,
     replaces: string | undefined,
   ): Promise<SlackThread> {
-    const now = (await this.#redis.eval(
-      POSTED,
+    const now = (await POSTED.run(
+      this.#redis,
       2,
       this.#keys.slackThread(thread),
       this.#keys.slackProgress(notificationId),
@@ -118,8 +119,8 @@ export class SlackThreads {
 
   /** The main message `ts` was updated to show the alert of `seq`. */
   async updated(thread: string, notificationId: string, ts: string, seq: number): Promise<void> {
-    await this.#redis.eval(
-      UPDATED,
+    await UPDATED.run(
+      this.#redis,
       2,
       this.#keys.slackThread(thread),
       this.#keys.slackProgress(notificationId),

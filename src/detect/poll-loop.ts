@@ -21,6 +21,7 @@
  * (see Detector) still spaces the attempts.
  */
 import { randomUUID } from "node:crypto";
+import { LuaScript } from "../store/lua-script.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import type { Detector, PollReport } from "./detector.js";
@@ -50,7 +51,7 @@ export interface PollLoopOptions {
  * turn's expiry, or while a poll runs at most an interval (the poller may give its turn
  * up when it ends).
  */
-const TAKE_TURN = `
+const TAKE_TURN = new LuaScript(`
 local interval = tonumber(ARGV[2])
 local leaseLeft = redis.call('PTTL', KEYS[2])
 if leaseLeft ~= -2 then
@@ -65,26 +66,26 @@ if owner then
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', interval)
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
-return {1, 0}`;
+return {1, 0}`);
 
 /** KEYS: lease. ARGV: token, lease ms. Renews the lease when it is still this process's. */
-const RENEW_LEASE = `
+const RENEW_LEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
-return 0`;
+return 0`);
 
 /**
  * KEYS: turn, lease. ARGV: token, give up the turn (1/0). Releases the lease; when
  * giving up, the rest of the turn belongs to nobody (any poller takes the next one).
  */
-const END_TURN = `
+const END_TURN = new LuaScript(`
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 if ARGV[2] == '1' and redis.call('GET', KEYS[1]) == ARGV[1] then
   local left = redis.call('PTTL', KEYS[1])
   if left > 0 then redis.call('SET', KEYS[1], '*', 'PX', left) end
 end
-return 1`;
+return 1`);
 
 /** How much later than the others a poller that failed looks for its next turn. */
 const GIVE_WAY_MS = 100;
@@ -140,8 +141,8 @@ export class PollLoop {
     const { redis, keys, intervalMs } = this.#options;
     let next = Math.min(intervalMs, 1_000);
     try {
-      const [taken, waitMs] = (await redis.eval(
-        TAKE_TURN,
+      const [taken, waitMs] = (await TAKE_TURN.run(
+        redis,
         2,
         keys.pollTurn,
         keys.pollLease,
@@ -176,9 +177,9 @@ export class PollLoop {
   async #poll(): Promise<boolean> {
     const { redis, keys, detector } = this.#options;
     const renew = setInterval(() => {
-      redis
-        .eval(RENEW_LEASE, 1, keys.pollLease, this.#token, String(this.#leaseMs))
-        .catch((err: unknown) => this.#options.onError?.(asError(err)));
+      RENEW_LEASE.run(redis, 1, keys.pollLease, this.#token, String(this.#leaseMs)).catch(
+        (err: unknown) => this.#options.onError?.(asError(err)),
+      );
     }, this.#leaseMs / 3);
     let report: PollReport;
     const t0 = performance.now();
@@ -192,7 +193,7 @@ export class PollLoop {
     }
     const ok = report.outcome !== "failed";
     try {
-      await redis.eval(END_TURN, 2, keys.pollTurn, keys.pollLease, this.#token, ok ? "0" : "1");
+      await END_TURN.run(redis, 2, keys.pollTurn, keys.pollLease, this.#token, ok ? "0" : "1");
     } catch (err) {
       this.#options.onError?.(asError(err));
     }

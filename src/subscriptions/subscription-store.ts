@@ -19,6 +19,7 @@
  */
 import type { ChainableCommander } from "ioredis";
 import { InvalidParamError } from "../errors.js";
+import { LuaScript } from "../store/lua-script.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
 import { toLocalDate } from "../time/local-time.js";
@@ -94,13 +95,13 @@ return 0
 `;
 
 /** Replaces a field's value only when the field exists (a hash that expired is not made anew, without expiry). */
-const SET_IF_UNCHANGED = `
+const SET_IF_UNCHANGED = new LuaScript(`
 local now = redis.call('HGET', KEYS[1], ARGV[1])
 if not now then return -1 end
 if now ~= ARGV[3] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
-`;
+`);
 
 /** Tries of a status change that found the subscription changed meanwhile. */
 const STATUS_TRIES = 5;
@@ -247,8 +248,8 @@ export class SubscriptionStore {
       // Compare and set: written only over the text just read, so a change made between
       // the read and the write (another status, a removal) is never overwritten. The
       // hash's expiry stays the flight's; one that expired meanwhile stays gone.
-      const set = await this.#redis.eval(
-        SET_IF_UNCHANGED,
+      const set = await SET_IF_UNCHANGED.run(
+        this.#redis,
         1,
         key,
         id,

@@ -42,7 +42,7 @@ describe("DeliveryLog on a real Redis", () => {
 
   it("writes records made together with one command, in order, and settles each once written", async () => {
     const log = new DeliveryLog(t.redis, keys);
-    const evals = vi.spyOn(t.redis, "eval");
+    const evals = vi.spyOn(t.redis, "evalsha");
     const ids = Array.from({ length: 20 }, (_, i) => `n${i}`);
     await Promise.all(ids.map((id) => log.record(record(id))));
     expect(evals).toHaveBeenCalledTimes(1);

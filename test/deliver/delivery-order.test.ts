@@ -324,7 +324,7 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     const [n1, n2, n3] = [note("n1", 10), note("n2", 20), note("n3", 30)];
     const m1 = note("m1", 5, { ruleId: "r2" });
     await order.pending([n1, n2, n3, m1]);
-    const evals = vi.spyOn(t.redis, "eval");
+    const evals = vi.spyOn(t.redis, "evalsha");
     // In one turn: n2 is told n1 is older, n1 goes, a second claim of n1 still goes
     // (its own lock), n3 finds the turn taken, m1 goes in its own order.
     const turns = await Promise.all([
@@ -360,7 +360,7 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     const news = Array.from({ length: 8 }, (_, i) => note(`n${i}`, 2, { ruleId: `r${i}` }));
     const shards = new Set(olds.map((n) => shardKeys.shardOf(orderOf(n))));
     expect(shards.size).toBeGreaterThan(1);
-    const evals = vi.spyOn(t.redis, "eval");
+    const evals = vi.spyOn(t.redis, "evalsha");
     await sharded.pending([...news, ...olds]);
     expect(evals).toHaveBeenCalledTimes(shards.size);
     evals.mockClear();
@@ -398,11 +398,11 @@ describe("the delivery order of a (rule, flight, channel)", () => {
     await sharded.pending(notes);
     // The failing shard's master refuses every script.
     const tag = failing === 0 ? `{${t.prefix}}` : `{${t.prefix}~d${failing}}`;
-    const real = t.redis.eval.bind(t.redis);
-    vi.spyOn(t.redis, "eval").mockImplementation(((...args: unknown[]) =>
+    const real = t.redis.evalsha.bind(t.redis);
+    vi.spyOn(t.redis, "evalsha").mockImplementation(((...args: unknown[]) =>
       String(args[2]).startsWith(tag)
         ? Promise.reject(new Error("CLUSTERDOWN The cluster is down"))
-        : (real as (...a: unknown[]) => Promise<unknown>)(...args)) as typeof t.redis.eval);
+        : (real as (...a: unknown[]) => Promise<unknown>)(...args)) as typeof t.redis.evalsha);
     const claims = await Promise.allSettled(notes.map((n) => sharded.claim(n, LOCK_MS)));
     const dones = await Promise.allSettled(notes.map((n) => sharded.done(n, true)));
     notes.forEach((n, i) => {
