@@ -58,6 +58,8 @@ const machine = await describeMachine();
 console.log(`flightwatch benchmarks — ${machine.summary}`);
 
 const sections: BenchSection[] = [];
+/** Benchmarks that threw: the others still run, and what they measured is still written. */
+const failed: string[] = [];
 for (const bench of benchmarks) {
   if (filter && !bench.name.includes(filter)) continue;
   console.log(`\n## ${bench.name}`);
@@ -77,6 +79,9 @@ for (const bench of benchmarks) {
       output,
       seconds: (Date.now() - started) / 1000,
     });
+  } catch (err) {
+    failed.push(bench.name);
+    console.error(err);
   } finally {
     console.log = log;
   }
@@ -86,4 +91,9 @@ if (write && sections.length > 0) {
   const file = fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url));
   await updateBenchmarksFile(file, sections, machine, new Date());
   console.log(`\nwrote ${sections.map((s) => s.name).join(", ")} to BENCHMARKS.md`);
+}
+
+if (failed.length > 0) {
+  console.error(`\nfailed, not written: ${failed.join(", ")}`);
+  process.exitCode = 1;
 }

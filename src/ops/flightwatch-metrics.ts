@@ -232,7 +232,7 @@ export class FlightwatchMetrics {
     });
     this.#queueJobs = new Gauge({
       name: "flightwatch_queue_jobs",
-      help: "Notifications in the delivery queues, by channel type and state (waiting, active, delayed).",
+      help: "Jobs in the delivery queues, by channel type and state (waiting, active, delayed); a bundle of up to 50 notifications is one job (flightwatch_notifications_outstanding counts notifications).",
       labelNames: ["channel", "state"],
       registers,
     });
