@@ -16,7 +16,7 @@ describe("LuaScript on a real Redis", () => {
   it("sends a script whole once, then by its SHA1 alone", async () => {
     t = await testRedis("lua-script");
     const script = freshScript("return redis.call('INCRBY', KEYS[1], ARGV[1])");
-    const key = `${t.prefix}:counter`;
+    const key = `{${t.prefix}}:counter`; // under the prefix: cleanup() deletes it
     expect(await t.redis.script("EXISTS", script.sha)).toEqual([0]);
     const evalSpy = vi.spyOn(t.redis, "eval");
     const evalshaSpy = vi.spyOn(t.redis, "evalsha");
@@ -41,7 +41,7 @@ describe("LuaScript on a real Redis", () => {
     const script = freshScript(
       "redis.call('INCR', KEYS[1]) return redis.error_reply('ERR refused by the script')",
     );
-    const key = `${t.prefix}:tries`;
+    const key = `{${t.prefix}}:tries`;
     const evalSpy = vi.spyOn(t.redis, "eval");
     await expect(script.run(t.redis, 1, key)).rejects.toThrow("refused by the script");
     expect(evalSpy).toHaveBeenCalledTimes(1); // loading it: NOSCRIPT
