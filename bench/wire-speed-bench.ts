@@ -94,6 +94,8 @@ function machineCpu(): MachineCpu {
 function sampleMachine(): { stop(): void; busyShare(from: number, to: number): number } {
   const samples = [machineCpu()];
   const timer = setInterval(() => samples.push(machineCpu()), 100);
+  // A burst that throws never stops it: it must not keep the benchmark process alive.
+  timer.unref();
   const nearest = (t: number) =>
     samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best));
   return {
@@ -108,6 +110,7 @@ function sampleMachine(): { stop(): void; busyShare(from: number, to: number): n
     },
   };
 }
+
 /**
  * The gate of change `seq` to flight number `i` of the pool: a flight stays with one
  * endpoint (a flight moved to another endpoint's gate would concern two rules: the one
