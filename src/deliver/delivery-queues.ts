@@ -109,7 +109,8 @@ export interface DeadLetter {
   channel: string;
   flight: string;
   destination: string;
-  reason: DeliveryFailureReason | "unknown";
+  /** `bundle_failed`: its bundle failed for good (Redis refused it) before it was sent. */
+  reason: DeliveryFailureReason | "bundle_failed" | "unknown";
   detail: string;
   attempts: number;
   /** Epoch ms. */
@@ -316,14 +317,26 @@ export class DeliveryQueues {
     return byQueue;
   }
 
-  /** Dead letters, newest first, at most `limit` per channel type. */
+  /**
+   * Dead letters, newest first, at most `limit` per channel type. A bundle that failed
+   * for good (Redis refused its writes through all its attempts) counts its unfinished
+   * notifications among them (see #stranded).
+   */
   async deadLetters(limit = 100): Promise<DeadLetter[]> {
     const lists = await Promise.all(
-      this.all().map(async (queue) =>
-        (await queue.getFailed(0, limit - 1)).flatMap((job) =>
-          isOwnJob(job) ? [deadLetterOf(job)] : [],
-        ),
-      ),
+      this.all().map(async (queue) => {
+        const letters: DeadLetter[] = [];
+        for (const job of await queue.getFailed(0, limit - 1)) {
+          if (isOwnJob(job)) letters.push(deadLetterOf(job));
+          else {
+            const bundle = job as Job<DeliveryBundle>;
+            for (const data of await this.#stranded(bundle)) {
+              letters.push(strandedLetterOf(bundle, data));
+            }
+          }
+        }
+        return letters;
+      }),
     );
     // Newest first over every shard, at most `limit` per type.
     const sorted = lists.flat().sort((a, b) => b.failedAt - a.failedAt);
@@ -345,7 +358,16 @@ export class DeliveryQueues {
     const missing: string[] = [];
     const jobs: Job<DeliveryJob>[] = [];
     if (ids === "all") {
-      for (const queue of this.all()) jobs.push(...(await queue.getFailed()).filter(isOwnJob));
+      for (const queue of this.all()) {
+        for (const job of await queue.getFailed()) {
+          if (isOwnJob(job)) jobs.push(job);
+          else {
+            const stranded = await this.#stranded(job as Job<DeliveryBundle>);
+            for (const data of stranded) await this.#requeueOwn(data);
+            requeued.push(...stranded.map((data) => data.notification.id));
+          }
+        }
+      }
     } else {
       for (const id of ids) {
         const found = await this.#find(id);
@@ -384,11 +406,32 @@ export class DeliveryQueues {
     const state = await bundle.getState();
     const data = bundle.data.bundle.find((d) => d.notification.id === id);
     if (data === undefined || (state !== "completed" && state !== "failed")) return false;
+    await this.#requeueOwn(data);
+    return true;
+  }
+
+  /** Sends a notification a finished bundle carried again, from the start, in a job of its own. */
+  async #requeueOwn(data: DeliveryJob): Promise<void> {
     // Its own job carries it before it exists: a worker taking it at once sends it.
     await this.#order.carry([data.notification]);
     const own = this.#ownJob(sentAfresh(data), 0, false);
     await this.queueOf(data.notification).add(own.name, own.data, own.opts);
-    return true;
+  }
+
+  /**
+   * The notifications a failed bundle left unfinished: those it still carries, neither
+   * ended nor spun off. A bundle fails for good only after BUNDLE_ATTEMPTS runs that
+   * Redis refused; what it had not finished by then would otherwise be forgotten by its
+   * order (delivery-worker.ts, #takeTurn) and listed nowhere. Known while the carriers
+   * are kept (3 days, `dedupMs`).
+   */
+  async #stranded(bundle: Job<DeliveryBundle>): Promise<DeliveryJob[]> {
+    const list = bundle.data.bundle;
+    const carriers = await this.#order.carriers(list.map((data) => data.notification));
+    return list.filter((_, i) => {
+      const carrier = carriers[i];
+      return carrier !== undefined && !carrier.ended && carrier.job === bundle.id;
+    });
   }
 
   /**
@@ -630,6 +673,24 @@ function sentAfresh(data: DeliveryJob): DeliveryJob {
 /** Whether a job is a notification's own (not a bundle). */
 function isOwnJob(job: Job<QueuedDelivery>): job is Job<DeliveryJob> {
   return !isBundle(job.data);
+}
+
+/** A notification a failed bundle left unfinished, as a dead letter. */
+function strandedLetterOf(bundle: Job<DeliveryBundle>, data: DeliveryJob): DeadLetter {
+  const n = data.notification;
+  return {
+    id: n.id,
+    type: n.type,
+    ruleId: n.ruleId,
+    channel: n.channel,
+    flight: n.alert.flight.key,
+    destination: data.destination,
+    reason: "bundle_failed",
+    detail: `its bundle ${bundle.id} failed for good (${bundle.attemptsMade} runs) before sending it: ${bundle.failedReason ?? "no reason given"}`,
+    attempts: data.attemptsBefore ?? 0,
+    createdAt: data.queuedAt ?? bundle.timestamp,
+    failedAt: bundle.finishedOn ?? bundle.timestamp,
+  };
 }
 
 /** A failed job as a dead letter; the reason is the prefix of its failure message. */

@@ -274,6 +274,17 @@ export class DeliveryWorkers {
           },
         );
         worker.on("error", (err) => options.onError?.(err));
+        // A bundle fails for good only after Redis refused it BUNDLE_ATTEMPTS times: say
+        // where what it had not sent is (DeliveryQueues.deadLetters, retry "all").
+        worker.on("failed", (job, err) => {
+          if (job === undefined || !isBundle(job.data) || !job.finishedOn) return;
+          options.onError?.(
+            new Error(
+              `bundle ${job.id} failed for good after ${job.attemptsMade} attempts (${err.message}); ` +
+                "`flightwatch deliveries` lists the notifications it had not sent, `deliveries retry --all` sends them",
+            ),
+          );
+        });
         this.#workers.push(worker);
       }
     }

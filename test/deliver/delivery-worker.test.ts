@@ -7,16 +7,17 @@
  * split over SHARDS delivery shards here (redis-keys.ts), so that every path of the
  * workers and queues runs on a sharded layout; the rest of the suite runs on one.
  */
-import { Job } from "bullmq";
+import { Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChannelSender, SendContext } from "../../src/deliver/channel-sender.js";
 import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log.js";
-import { orderOf } from "../../src/deliver/delivery-order.js";
+import { DeliveryOrder, orderOf } from "../../src/deliver/delivery-order.js";
 import {
   type BundleResult,
   type DeliveryJob,
   DeliveryQueues,
   isBundle,
+  type QueuedDelivery,
 } from "../../src/deliver/delivery-queues.js";
 import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
 import { destinationOf } from "../../src/deliver/endpoint.js";
@@ -328,6 +329,103 @@ describe.each([
     expect(sender.calls.map((c) => c.id)).toEqual([job.notification.id, job.notification.id]);
     expect(await queues.deadLetters()).toEqual([]);
   });
+
+  it.runIf(bundled)(
+    "lists what a bundle that failed for good had not sent as dead letters, and sends it on retry --all",
+    async () => {
+      const r = ruleWith("r1", [hook()]);
+      const jobs = [1, 2, 3].flatMap((f) =>
+        jobsOf(alert(`a${f}`, undefined, flight({ key: `F${f}`, id: `${f}` })), r),
+      );
+      const [sent, ...unsent] = jobs.map((j) => j.notification.id) as [string, ...string[]];
+      await enqueue(jobs);
+      // Every bundle fails for good (as after BUNDLE_ATTEMPTS runs Redis refused), one
+      // of them after delivering its first notification.
+      const order = new DeliveryOrder(t.redis, keys, 60_000);
+      const failing: Worker[] = [];
+      for (const queue of queues.all()) {
+        const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
+        connections.push(connection);
+        failing.push(
+          new Worker(
+            queue.name,
+            async (job) => {
+              const data = job.data as QueuedDelivery;
+              if (isBundle(data)) {
+                const first = data.bundle.find((d) => d.notification.id === sent);
+                if (first) await order.done(first.notification, true, job.id as string);
+              }
+              throw new UnrecoverableError("READONLY You can't write against a read only replica.");
+            },
+            { connection, prefix: queue.opts.prefix as string },
+          ),
+        );
+      }
+      await waitFor(
+        async () =>
+          (await Promise.all(queues.all().map((q) => q.getFailedCount()))).reduce(
+            (a, b) => a + b,
+            0,
+          ) > 0 &&
+          (await Promise.all(queues.all().map((q) => q.getWaitingCount()))).every((n) => n === 0),
+        5_000,
+      );
+      await Promise.all(failing.map((w) => w.close()));
+      const dead = await queues.deadLetters();
+      expect(dead.map((d) => d.id).sort()).toEqual([...unsent].sort());
+      expect(dead[0]).toMatchObject({ reason: "bundle_failed", ruleId: "r1", type: "webhook" });
+      expect(dead[0]?.detail).toMatch(
+        /^its bundle bundle_\d+_\S+ failed for good \(1 runs\) before sending it: READONLY/,
+      );
+
+      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+      await start(sender, [r]);
+      const { requeued, missing } = await queues.retry("all");
+      expect([...requeued].sort()).toEqual([...unsent].sort());
+      expect(missing).toEqual([]);
+      await waitFor(async () => records.length >= unsent.length, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sender.calls.map((c) => c.id).sort()).toEqual([...unsent].sort());
+      expect(await queues.deadLetters()).toEqual([]);
+      expect(await queues.retry("all")).toEqual({ requeued: [], missing: [] });
+    },
+  );
+
+  it.runIf(bundled)(
+    "says so when a bundle failed for good, and where its notifications are",
+    async () => {
+      const errors: Error[] = [];
+      const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
+      connections.push(connection);
+      rules = new RuleSet([], { zone: ZONE });
+      workers = new DeliveryWorkers({
+        connection,
+        keys,
+        senders: { webhook: new ScriptedSender("webhook", () => ({ status: "delivered" })) },
+        rules: () => rules,
+        zone: ZONE,
+        log,
+        onError: (err) => errors.push(err),
+      });
+      await workers.ready();
+      const queue = queues.all().find((q) => q.name.startsWith("deliver-webhook")) as Queue;
+      // Bundles that cannot be run (their notification is not one): each run throws. Their
+      // last attempt stands for the last of BUNDLE_ATTEMPTS; a run before the last says nothing.
+      await queue.add("bundle", { bundle: [{}] }, { jobId: "bundle_1_again", attempts: 3 });
+      await queue.add("bundle", { bundle: [{}] }, { jobId: "bundle_1_broken", attempts: 2 });
+      await waitFor(async () => (await queue.getFailedCount()) === 2, 15_000);
+      await waitFor(async () => errors.length >= 2, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const hint =
+        "`flightwatch deliveries` lists the notifications it had not sent, `deliveries retry --all` sends them";
+      expect(
+        errors.map((e) => e.message.replace(/ \(Cannot destructure .*\);/, ";")).sort(),
+      ).toEqual([
+        `bundle bundle_1_again failed for good after 3 attempts; ${hint}`,
+        `bundle bundle_1_broken failed for good after 2 attempts; ${hint}`,
+      ]);
+    },
+  );
 
   it("sends a delivered notification again under its id when asked, and nothing twice otherwise", async () => {
     const r = ruleWith("r1", [hook()]);
