@@ -39,11 +39,12 @@ export async function listDeliveries(flags: ListFlags): Promise<void> {
       ),
     );
     const known = seen.some((n) => n > 0);
-    const [recent, deadLetters, disabled, counts] = await Promise.all([
+    const [recent, deadLetters, disabled, counts, outstanding] = await Promise.all([
       log.recent(limit),
       queues.deadLetters(limit),
       log.disabledEndpoints(),
       queues.counts(),
+      queues.outstanding(),
     ]);
     if (flags.json) {
       const report = {
@@ -54,12 +55,13 @@ export async function listDeliveries(flags: ListFlags): Promise<void> {
         deadLetters: deadLetters.slice(0, limit),
         disabled,
         counts,
+        outstanding: outstanding.count,
       };
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       return;
     }
     process.stdout.write(
-      `${heading(where, known)}\n${listing(recent, deadLetters.slice(0, limit), disabled, counts)}`,
+      `${heading(where, known)}\n${listing(recent, deadLetters.slice(0, limit), disabled, counts, outstanding.count)}`,
     );
   });
 }
@@ -225,6 +227,8 @@ export function listing(
   dead: readonly DeadLetter[],
   disabled: readonly DisabledEndpoint[],
   counts: Record<string, Record<string, number>>,
+  /** Notifications not yet delivered nor dead (DeliveryQueues.outstanding), when known. */
+  outstanding?: number,
 ): string {
   const lines: string[] = [];
   lines.push(`Recent attempts (newest first, UTC):`);
@@ -261,6 +265,11 @@ export function listing(
   for (const [type, c] of Object.entries(counts)) {
     lines.push(
       `  ${type.padEnd(8)} waiting ${c.waiting ?? 0}, active ${c.active ?? 0}, delayed ${c.delayed ?? 0}, finished (kept) ${c.completed ?? 0}, dead ${c.failed ?? 0}`,
+    );
+  }
+  if (outstanding !== undefined) {
+    lines.push(
+      `  notifications waiting, retrying or being sent: ${outstanding} (the jobs above carry them)`,
     );
   }
   // Details are receivers' words (an answer's body): no escape sequence of theirs may

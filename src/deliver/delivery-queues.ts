@@ -425,13 +425,8 @@ export class DeliveryQueues {
    * order (delivery-worker.ts, #takeTurn) and listed nowhere. Known while the carriers
    * are kept (3 days, `dedupMs`).
    */
-  async #stranded(bundle: Job<DeliveryBundle>): Promise<DeliveryJob[]> {
-    const list = bundle.data.bundle;
-    const carriers = await this.#order.carriers(list.map((data) => data.notification));
-    return list.filter((_, i) => {
-      const carrier = carriers[i];
-      return carrier !== undefined && !carrier.ended && carrier.job === bundle.id;
-    });
+  #stranded(bundle: Job<DeliveryBundle>): Promise<DeliveryJob[]> {
+    return this.#carriedBy(bundle.id as string, bundle.data.bundle, (d) => d.notification, false);
   }
 
   /**
@@ -570,24 +565,35 @@ export class DeliveryQueues {
           }
         }
         if (notifications !== undefined) seen.set(id, notifications);
-        const carried = notifications ? await this.#carriedBy(id, notifications) : [];
+        const carried = notifications
+          ? await this.#carriedBy(id, notifications, (n) => n, true)
+          : [];
         count += carried.length - 1;
-        ids.push(...carried);
+        ids.push(...carried.map((n) => n.id));
       }
     }
     this.#bundled = seen;
     return { count, ids: ids.slice(0, limit) };
   }
 
-  /** The notifications of a bundle that it still carries (not ended there, not spun off). */
-  async #carriedBy(bundleId: string, notifications: readonly Notification[]): Promise<string[]> {
-    const carriers = await this.#order.carriers(notifications);
-    return notifications
-      .filter((_, i) => {
-        const carrier = carriers[i];
-        return carrier === undefined || (carrier.job === bundleId && !carrier.ended);
-      })
-      .map((n) => n.id);
+  /**
+   * The items of bundle `bundleId` whose notification it still carries (not ended there,
+   * not spun off). One whose carrier is no longer kept counts as carried when
+   * `unkeptIsCarried`: a bundle yet to run takes it (CLAIM). A finished bundle's carriers
+   * expire after `dedupMs`, and then whether it sent one is no longer known.
+   */
+  async #carriedBy<T>(
+    bundleId: string,
+    items: readonly T[],
+    notificationOf: (item: T) => Notification,
+    unkeptIsCarried: boolean,
+  ): Promise<T[]> {
+    const carriers = await this.#order.carriers(items.map(notificationOf));
+    return items.filter((_, i) => {
+      const carrier = carriers[i];
+      if (carrier === undefined) return unkeptIsCarried;
+      return carrier.job === bundleId && !carrier.ended;
+    });
   }
 
   /**

@@ -111,5 +111,20 @@ describe("deliveries listing", () => {
     expect(printed).toContain(
       "  webhook  waiting 2, active 1, delayed 0, finished (kept) 7, dead 1",
     );
+    expect(printed).not.toContain("notifications waiting");
+  });
+
+  it("counts the notifications outstanding beside the jobs that carry them", () => {
+    const printed = listing(
+      [],
+      [],
+      [],
+      { webhook: { waiting: 2, active: 1, delayed: 0, completed: 7, failed: 1 } },
+      101,
+    );
+    expect(printed.trimEnd().split("\n").slice(-2)).toEqual([
+      "  webhook  waiting 2, active 1, delayed 0, finished (kept) 7, dead 1",
+      "  notifications waiting, retrying or being sent: 101 (the jobs above carry them)",
+    ]);
   });
 });
