@@ -55,6 +55,9 @@ interface Done {
   job: string;
 }
 
+/** How a bundle's job id starts (delivery-queues.ts; its size and a random part follow). */
+export const BUNDLE_ID_PREFIX = "bundle_";
+
 /** What a carrier holds once its job ended the notification unsent (then the job's id). */
 const ENDED = "~done:";
 /** What a carrier holds once its job delivered the notification (then the job's id). */
@@ -79,8 +82,15 @@ local function carriedElsewhere(carrier, job, jobPrefix, retention)
   if holder == job then return nil end
   if holder then
     if string.sub(holder, 1, 1) == '~' then return holder end
-    -- Waiting, under way, or finished (a dead letter of its own): that job's.
-    if redis.call('EXISTS', jobPrefix .. holder) == 1 then return holder end
+    -- Waiting, under way, or finished (a dead letter of its own): that job's. But a
+    -- bundle that failed for good (in the queue's failed set) carries nothing any more:
+    -- what it did not end is the job's that claims it (one it spun off before it
+    -- failed, or one \`deliveries retry\` added).
+    if redis.call('EXISTS', jobPrefix .. holder) == 1 and not (
+      string.sub(holder, 1, ${BUNDLE_ID_PREFIX.length}) == '${BUNDLE_ID_PREFIX}' and
+      redis.call('ZSCORE', jobPrefix .. 'failed', holder)) then
+      return holder
+    end
   end
   -- Never added (a notifier stopped between noting and enqueueing), or long gone: this
   -- job carries it now.

@@ -25,7 +25,7 @@ import { attemptsOf, type RetrySchedule } from "../rules/retry-schedule.js";
 import { CHANNEL_TYPES } from "../rules/rule.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import type { RedisKeys } from "../store/redis-keys.js";
-import { DeliveryOrder, orderOf } from "./delivery-order.js";
+import { BUNDLE_ID_PREFIX, DeliveryOrder, orderOf } from "./delivery-order.js";
 import { type ChannelType, type Notification, notificationId } from "./notification.js";
 import type { DeliveryFailureReason } from "./send-outcome.js";
 
@@ -79,9 +79,6 @@ export const isBundle = (data: QueuedDelivery): data is DeliveryBundle =>
 /** Notifications a bundle carries at most. */
 export const BUNDLE_SIZE = 50;
 
-/** How a bundle's job id starts; its size and a random part follow. */
-const BUNDLE_ID_PREFIX = "bundle_";
-
 /** The size of a bundle from its job id; undefined for a notification's own job. */
 function bundleSizeOf(jobId: string): number | undefined {
   if (!jobId.startsWith(BUNDLE_ID_PREFIX)) return undefined;
@@ -109,7 +106,7 @@ export interface DeadLetter {
   channel: string;
   flight: string;
   destination: string;
-  /** `bundle_failed`: its bundle failed for good (Redis refused it) before it was sent. */
+  /** `bundle_failed`: its bundle failed for good (Redis refused it) without noting it sent. */
   reason: DeliveryFailureReason | "bundle_failed" | "unknown";
   detail: string;
   attempts: number;
@@ -338,10 +335,14 @@ export class DeliveryQueues {
         return letters;
       }),
     );
-    // Newest first over every shard, at most `limit` per type.
+    // Newest first over every shard, at most `limit` per type (and each once: two
+    // bundles of one notification, after a notifier crash, may both have failed).
     const sorted = lists.flat().sort((a, b) => b.failedAt - a.failedAt);
     const perType = new Map<ChannelType, number>();
+    const listed = new Set<string>();
     return sorted.filter((letter) => {
+      if (listed.has(letter.id)) return false;
+      listed.add(letter.id);
       const taken = perType.get(letter.type) ?? 0;
       perType.set(letter.type, taken + 1);
       return taken < limit;
@@ -362,9 +363,15 @@ export class DeliveryQueues {
         for (const job of await queue.getFailed()) {
           if (isOwnJob(job)) jobs.push(job);
           else {
-            const stranded = await this.#stranded(job as Job<DeliveryBundle>);
-            for (const data of stranded) await this.#requeueOwn(data);
-            requeued.push(...stranded.map((data) => data.notification.id));
+            // Added without handing it over first: its CLAIM takes it from the failed
+            // bundle, and a refused add leaves it listed for the next retry.
+            for (const data of await this.#stranded(job as Job<DeliveryBundle>)) {
+              const own = this.#ownJob(sentAfresh(data), 0, false);
+              await this.queueOf(data.notification).add(own.name, own.data, own.opts);
+              if (!requeued.includes(own.data.notification.id)) {
+                requeued.push(own.data.notification.id);
+              }
+            }
           }
         }
       }
@@ -406,27 +413,38 @@ export class DeliveryQueues {
     const state = await bundle.getState();
     const data = bundle.data.bundle.find((d) => d.notification.id === id);
     if (data === undefined || (state !== "completed" && state !== "failed")) return false;
-    await this.#requeueOwn(data);
-    return true;
-  }
-
-  /** Sends a notification a finished bundle carried again, from the start, in a job of its own. */
-  async #requeueOwn(data: DeliveryJob): Promise<void> {
     // Its own job carries it before it exists: a worker taking it at once sends it.
     await this.#order.carry([data.notification]);
     const own = this.#ownJob(sentAfresh(data), 0, false);
     await this.queueOf(data.notification).add(own.name, own.data, own.opts);
+    return true;
   }
 
   /**
-   * The notifications a failed bundle left unfinished: those it still carries, neither
-   * ended nor spun off. A bundle fails for good only after BUNDLE_ATTEMPTS runs that
-   * Redis refused; what it had not finished by then would otherwise be forgotten by its
-   * order (delivery-worker.ts, #takeTurn) and listed nowhere. Known while the carriers
-   * are kept (3 days, `dedupMs`).
+   * The notifications a failed bundle left to no job: those it still carries (neither
+   * ended nor spun off), or handed to a job of their own that was never added (a
+   * `retry` that Redis refused halfway), and that have no job of their own. A bundle
+   * fails for good only after BUNDLE_ATTEMPTS runs that Redis refused; what it had not
+   * ended would otherwise be forgotten by its order (delivery-worker.ts, #takeTurn)
+   * and listed nowhere. One with a job of its own is that job's: sent by it (CLAIM
+   * takes it from a failed bundle), or listed as its dead letter. Known while the
+   * carriers are kept (`dedupMs`, 3 days).
    */
-  #stranded(bundle: Job<DeliveryBundle>): Promise<DeliveryJob[]> {
-    return this.#carriedBy(bundle.id as string, bundle.data.bundle, (d) => d.notification, false);
+  async #stranded(bundle: Job<DeliveryBundle>): Promise<DeliveryJob[]> {
+    const list = bundle.data.bundle;
+    const carriers = await this.#order.carriers(list.map((data) => data.notification));
+    const candidates = list.filter((data, i) => {
+      const carrier = carriers[i];
+      return (
+        carrier !== undefined &&
+        !carrier.ended &&
+        (carrier.job === bundle.id || carrier.job === data.notification.id)
+      );
+    });
+    const own = await Promise.all(
+      candidates.map((data) => Job.fromId(this.queueOf(data.notification), data.notification.id)),
+    );
+    return candidates.filter((_, i) => own[i] === undefined);
   }
 
   /**
@@ -565,35 +583,24 @@ export class DeliveryQueues {
           }
         }
         if (notifications !== undefined) seen.set(id, notifications);
-        const carried = notifications
-          ? await this.#carriedBy(id, notifications, (n) => n, true)
-          : [];
+        const carried = notifications ? await this.#carriedBy(id, notifications) : [];
         count += carried.length - 1;
-        ids.push(...carried.map((n) => n.id));
+        ids.push(...carried);
       }
     }
     this.#bundled = seen;
     return { count, ids: ids.slice(0, limit) };
   }
 
-  /**
-   * The items of bundle `bundleId` whose notification it still carries (not ended there,
-   * not spun off). One whose carrier is no longer kept counts as carried when
-   * `unkeptIsCarried`: a bundle yet to run takes it (CLAIM). A finished bundle's carriers
-   * expire after `dedupMs`, and then whether it sent one is no longer known.
-   */
-  async #carriedBy<T>(
-    bundleId: string,
-    items: readonly T[],
-    notificationOf: (item: T) => Notification,
-    unkeptIsCarried: boolean,
-  ): Promise<T[]> {
-    const carriers = await this.#order.carriers(items.map(notificationOf));
-    return items.filter((_, i) => {
-      const carrier = carriers[i];
-      if (carrier === undefined) return unkeptIsCarried;
-      return carrier.job === bundleId && !carrier.ended;
-    });
+  /** The notifications of a bundle that it still carries (not ended there, not spun off). */
+  async #carriedBy(bundleId: string, notifications: readonly Notification[]): Promise<string[]> {
+    const carriers = await this.#order.carriers(notifications);
+    return notifications
+      .filter((_, i) => {
+        const carrier = carriers[i];
+        return carrier === undefined || (carrier.job === bundleId && !carrier.ended);
+      })
+      .map((n) => n.id);
   }
 
   /**
@@ -692,7 +699,7 @@ function strandedLetterOf(bundle: Job<DeliveryBundle>, data: DeliveryJob): DeadL
     flight: n.alert.flight.key,
     destination: data.destination,
     reason: "bundle_failed",
-    detail: `its bundle ${bundle.id} failed for good (${bundle.attemptsMade} runs) before sending it: ${bundle.failedReason ?? "no reason given"}`,
+    detail: `its bundle ${bundle.id} failed for good (${bundle.attemptsMade} runs) without noting it sent: ${bundle.failedReason ?? "no reason given"}`,
     attempts: data.attemptsBefore ?? 0,
     createdAt: data.queuedAt ?? bundle.timestamp,
     failedAt: bundle.finishedOn ?? bundle.timestamp,

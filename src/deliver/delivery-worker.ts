@@ -274,8 +274,9 @@ export class DeliveryWorkers {
           },
         );
         worker.on("error", (err) => options.onError?.(err));
-        // A bundle fails for good only after Redis refused it BUNDLE_ATTEMPTS times: say
-        // where what it had not sent is (DeliveryQueues.deadLetters, retry "all").
+        // A bundle fails for good only after Redis refused it BUNDLE_ATTEMPTS times (or it
+        // stalled maxStalledCount times): say where what it had not sent is
+        // (DeliveryQueues.deadLetters, retry "all").
         worker.on("failed", (job, err) => {
           if (job === undefined || !isBundle(job.data) || !job.finishedOn) return;
           options.onError?.(

@@ -14,6 +14,7 @@ import { DeliveryLog, type DeliveryRecord } from "../../src/deliver/delivery-log
 import { DeliveryOrder, orderOf } from "../../src/deliver/delivery-order.js";
 import {
   type BundleResult,
+  type DeliveryBundle,
   type DeliveryJob,
   DeliveryQueues,
   isBundle,
@@ -135,6 +136,42 @@ describe.each([
   /** Enqueues as the describe's mode says. */
   function enqueue(jobs: DeliveryJob[]): Promise<void> {
     return queues.enqueue(jobs, { bundled });
+  }
+
+  /**
+   * Runs every queue's jobs with a stand-in worker that fails each bundle for good (as
+   * after BUNDLE_ATTEMPTS runs Redis refused), after `before` (what the run did first),
+   * until nothing waits; then stops it.
+   */
+  async function failBundles(
+    before: (data: DeliveryBundle, jobId: string) => Promise<void> = async () => {},
+  ): Promise<void> {
+    const failing: Worker[] = [];
+    for (const queue of queues.all()) {
+      const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
+      connections.push(connection);
+      failing.push(
+        new Worker(
+          queue.name,
+          async (job) => {
+            const data = job.data as QueuedDelivery;
+            if (isBundle(data)) await before(data, job.id as string);
+            throw new UnrecoverableError("READONLY You can't write against a read only replica.");
+          },
+          { connection, prefix: queue.opts.prefix as string },
+        ),
+      );
+    }
+    const total = async (count: (q: Queue) => Promise<number>) =>
+      (await Promise.all(queues.all().map(count))).reduce((a, b) => a + b, 0);
+    await waitFor(
+      async () =>
+        (await total((q) => q.getFailedCount())) > 0 &&
+        (await total((q) => q.getWaitingCount())) === 0 &&
+        (await total((q) => q.getActiveCount())) === 0,
+      5_000,
+    );
+    await Promise.all(failing.map((w) => w.close()));
   }
 
   function jobsOf(a: Alert, r: Rule): DeliveryJob[] {
@@ -342,40 +379,15 @@ describe.each([
       // Every bundle fails for good (as after BUNDLE_ATTEMPTS runs Redis refused), one
       // of them after delivering its first notification.
       const order = new DeliveryOrder(t.redis, keys, 60_000);
-      const failing: Worker[] = [];
-      for (const queue of queues.all()) {
-        const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
-        connections.push(connection);
-        failing.push(
-          new Worker(
-            queue.name,
-            async (job) => {
-              const data = job.data as QueuedDelivery;
-              if (isBundle(data)) {
-                const first = data.bundle.find((d) => d.notification.id === sent);
-                if (first) await order.done(first.notification, true, job.id as string);
-              }
-              throw new UnrecoverableError("READONLY You can't write against a read only replica.");
-            },
-            { connection, prefix: queue.opts.prefix as string },
-          ),
-        );
-      }
-      await waitFor(
-        async () =>
-          (await Promise.all(queues.all().map((q) => q.getFailedCount()))).reduce(
-            (a, b) => a + b,
-            0,
-          ) > 0 &&
-          (await Promise.all(queues.all().map((q) => q.getWaitingCount()))).every((n) => n === 0),
-        5_000,
-      );
-      await Promise.all(failing.map((w) => w.close()));
+      await failBundles(async (data, jobId) => {
+        const first = data.bundle.find((d) => d.notification.id === sent);
+        if (first) await order.done(first.notification, true, jobId);
+      });
       const dead = await queues.deadLetters();
       expect(dead.map((d) => d.id).sort()).toEqual([...unsent].sort());
       expect(dead[0]).toMatchObject({ reason: "bundle_failed", ruleId: "r1", type: "webhook" });
       expect(dead[0]?.detail).toMatch(
-        /^its bundle bundle_\d+_\S+ failed for good \(1 runs\) before sending it: READONLY/,
+        /^its bundle bundle_\d+_\S+ failed for good \(1 runs\) without noting it sent: READONLY/,
       );
 
       const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
@@ -388,6 +400,76 @@ describe.each([
       expect(sender.calls.map((c) => c.id).sort()).toEqual([...unsent].sort());
       expect(await queues.deadLetters()).toEqual([]);
       expect(await queues.retry("all")).toEqual({ requeued: [], missing: [] });
+    },
+  );
+
+  it.runIf(bundled)(
+    "keeps listing what a retry could not requeue (Redis refused it), and sends it on the next",
+    async () => {
+      const r = ruleWith("r1", [hook()]);
+      const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
+      const id = job.notification.id;
+      await enqueue([job]);
+      await failBundles();
+      expect((await queues.deadLetters()).map((d) => d.id)).toEqual([id]);
+      const add = vi.spyOn(queues.queueOf(job.notification), "add");
+      // By id: handed to its own job, which Redis then refused to add.
+      add.mockRejectedValueOnce(new Error("READONLY"));
+      await expect(queues.retry([id])).rejects.toThrow("READONLY");
+      expect((await queues.deadLetters()).map((d) => [d.id, d.reason])).toEqual([
+        [id, "bundle_failed"],
+      ]);
+      // All of them: refused too.
+      add.mockRejectedValueOnce(new Error("READONLY"));
+      await expect(queues.retry("all")).rejects.toThrow("READONLY");
+      expect((await queues.deadLetters()).map((d) => d.id)).toEqual([id]);
+      add.mockRestore();
+
+      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+      await start(sender, [r]);
+      expect(await queues.retry("all")).toEqual({ requeued: [id], missing: [] });
+      await waitFor(async () => records.length >= 1, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sender.calls.map((c) => c.id)).toEqual([id]);
+      expect(await queues.deadLetters()).toEqual([]);
+    },
+  );
+
+  it.runIf(bundled)(
+    "sends what a bundle spun off before it failed for good, and lists a dead one once",
+    async () => {
+      const r = ruleWith("r1", [hook()]);
+      const [waiting, dead] = [
+        ...jobsOf(alert("a1", undefined, flight({ key: "F1", id: "1" })), r),
+        ...jobsOf(alert("a2", undefined, flight({ key: "F2", id: "2" })), r),
+      ] as [DeliveryJob, DeliveryJob];
+      await enqueue([waiting, dead]);
+      await failBundles();
+      // Each spun off before (added as a job of its own, the dead one as a dead letter),
+      // but the hand-over to it refused: their carriers still name the failed bundle.
+      for (const d of [waiting, { ...dead, dead: "gone: HTTP 410" }]) {
+        const n = d.notification;
+        await queues.queueOf(n).add(n.ruleId, d, { jobId: n.id, attempts: 1 });
+      }
+      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+      await start(sender, [r]);
+      // The waiting one is sent by its own job, not held back by the bundle's carrier;
+      // the dead one is listed once, as its own dead letter.
+      await waitFor(async () => records.length >= 1, 5_000);
+      await waitFor(async () => (await queues.deadLetters()).length > 0, 5_000);
+      expect((await queues.deadLetters()).map((d) => [d.id, d.reason])).toEqual([
+        [dead.notification.id, "gone"],
+      ]);
+      expect(await queues.retry("all")).toEqual({
+        requeued: [dead.notification.id],
+        missing: [],
+      });
+      await waitFor(async () => records.length >= 2, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sender.calls.map((c) => c.id).sort()).toEqual(
+        [waiting.notification.id, dead.notification.id].sort(),
+      );
+      expect(await queues.deadLetters()).toEqual([]);
     },
   );
 
