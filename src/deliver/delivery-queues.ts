@@ -413,8 +413,10 @@ export class DeliveryQueues {
     const state = await bundle.getState();
     const data = bundle.data.bundle.find((d) => d.notification.id === id);
     if (data === undefined || (state !== "completed" && state !== "failed")) return false;
-    // Its own job carries it before it exists: a worker taking it at once sends it.
-    await this.#order.carry([data.notification]);
+    // Its own job carries it before it exists: a worker taking it at once sends it. One
+    // a failed bundle did not end needs no hand-over (CLAIM takes it from the bundle),
+    // and is then left listed if Redis refuses the add.
+    if (carrier.ended || state !== "failed") await this.#order.carry([data.notification]);
     const own = this.#ownJob(sentAfresh(data), 0, false);
     await this.queueOf(data.notification).add(own.name, own.data, own.opts);
     return true;

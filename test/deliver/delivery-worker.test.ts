@@ -413,13 +413,12 @@ describe.each([
       await failBundles();
       expect((await queues.deadLetters()).map((d) => d.id)).toEqual([id]);
       const add = vi.spyOn(queues.queueOf(job.notification), "add");
-      // By id: handed to its own job, which Redis then refused to add.
+      // By id, then all of them: Redis refuses to add its job.
       add.mockRejectedValueOnce(new Error("READONLY"));
       await expect(queues.retry([id])).rejects.toThrow("READONLY");
       expect((await queues.deadLetters()).map((d) => [d.id, d.reason])).toEqual([
         [id, "bundle_failed"],
       ]);
-      // All of them: refused too.
       add.mockRejectedValueOnce(new Error("READONLY"));
       await expect(queues.retry("all")).rejects.toThrow("READONLY");
       expect((await queues.deadLetters()).map((d) => d.id)).toEqual([id]);
@@ -427,9 +426,31 @@ describe.each([
 
       const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
       await start(sender, [r]);
-      expect(await queues.retry("all")).toEqual({ requeued: [id], missing: [] });
+      expect(await queues.retry([id])).toEqual({ requeued: [id], missing: [] });
       await waitFor(async () => records.length >= 1, 5_000);
       await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sender.calls.map((c) => c.id)).toEqual([id]);
+      expect(await queues.deadLetters()).toEqual([]);
+    },
+  );
+
+  it.runIf(bundled)(
+    "lists what a failed bundle handed to a job of its own that never came",
+    async () => {
+      const r = ruleWith("r1", [hook()]);
+      const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
+      const id = job.notification.id;
+      await enqueue([job]);
+      await failBundles();
+      // Handed over to its own job, then a crash before the job was added.
+      await new DeliveryOrder(t.redis, keys, 60_000).carry([job.notification]);
+      expect((await queues.deadLetters()).map((d) => [d.id, d.reason])).toEqual([
+        [id, "bundle_failed"],
+      ]);
+      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+      await start(sender, [r]);
+      expect(await queues.retry("all")).toEqual({ requeued: [id], missing: [] });
+      await waitFor(async () => records.length >= 1, 5_000);
       expect(sender.calls.map((c) => c.id)).toEqual([id]);
       expect(await queues.deadLetters()).toEqual([]);
     },
