@@ -690,8 +690,8 @@ function isOwnJob(job: Job<QueuedDelivery>): job is Job<DeliveryJob> {
   return !isBundle(job.data);
 }
 
-/** A notification a failed bundle left unfinished, as a dead letter. */
-function strandedLetterOf(bundle: Job<DeliveryBundle>, data: DeliveryJob): DeadLetter {
+/** What a dead letter says of its notification. */
+function letterOf(data: DeliveryJob): Pick<DeadLetter, LetterFields> {
   const n = data.notification;
   return {
     id: n.id,
@@ -700,6 +700,14 @@ function strandedLetterOf(bundle: Job<DeliveryBundle>, data: DeliveryJob): DeadL
     channel: n.channel,
     flight: n.alert.flight.key,
     destination: data.destination,
+  };
+}
+type LetterFields = "id" | "type" | "ruleId" | "channel" | "flight" | "destination";
+
+/** A notification a failed bundle left unfinished, as a dead letter. */
+function strandedLetterOf(bundle: Job<DeliveryBundle>, data: DeliveryJob): DeadLetter {
+  return {
+    ...letterOf(data),
     reason: "bundle_failed",
     detail: `its bundle ${bundle.id} failed for good (${bundle.attemptsMade} runs) without noting it sent: ${bundle.failedReason ?? "no reason given"}`,
     attempts: data.attemptsBefore ?? 0,
@@ -710,17 +718,11 @@ function strandedLetterOf(bundle: Job<DeliveryBundle>, data: DeliveryJob): DeadL
 
 /** A failed job as a dead letter; the reason is the prefix of its failure message. */
 function deadLetterOf(job: Job<DeliveryJob>): DeadLetter {
-  const n = job.data.notification;
   const message = job.failedReason ?? "";
   const colon = message.indexOf(": ");
   const reason = /^[a-z_]+$/.test(message.slice(0, colon)) ? message.slice(0, colon) : "unknown";
   return {
-    id: n.id,
-    type: n.type,
-    ruleId: n.ruleId,
-    channel: n.channel,
-    flight: n.alert.flight.key,
-    destination: job.data.destination,
+    ...letterOf(job.data),
     reason: reason as DeadLetter["reason"],
     detail: reason === "unknown" ? message : message.slice(colon + 2),
     attempts: (job.data.attemptsBefore ?? 0) + job.attemptsMade,

@@ -174,6 +174,28 @@ describe.each([
     await Promise.all(failing.map((w) => w.close()));
   }
 
+  /** One notification of rule r1, enqueued in a bundle that then failed for good. */
+  async function oneInAFailedBundle(): Promise<{ r: Rule; job: DeliveryJob; id: string }> {
+    const r = ruleWith("r1", [hook()]);
+    const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
+    await enqueue([job]);
+    await failBundles();
+    return { r, job, id: job.notification.id };
+  }
+
+  /** Starts workers that deliver, asks `retry(which)`, and checks each of `ids` is sent once. */
+  async function sentOnRetry(r: Rule, which: string[] | "all", ids: string[]): Promise<void> {
+    const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+    await start(sender, [r]);
+    const { requeued, missing } = await queues.retry(which);
+    expect([...requeued].sort()).toEqual([...ids].sort());
+    expect(missing).toEqual([]);
+    await waitFor(async () => records.length >= ids.length, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sender.calls.map((c) => c.id).sort()).toEqual([...ids].sort());
+    expect(await queues.deadLetters()).toEqual([]);
+  }
+
   function jobsOf(a: Alert, r: Rule): DeliveryJob[] {
     return notificationsOf(a, r).map((notification) => {
       const channel = r.channels.find((c) => c.name === notification.channel) as ChannelSpec;
@@ -390,15 +412,7 @@ describe.each([
         /^its bundle bundle_\d+_\S+ failed for good \(1 runs\) without noting it sent: READONLY/,
       );
 
-      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
-      await start(sender, [r]);
-      const { requeued, missing } = await queues.retry("all");
-      expect([...requeued].sort()).toEqual([...unsent].sort());
-      expect(missing).toEqual([]);
-      await waitFor(async () => records.length >= unsent.length, 5_000);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(sender.calls.map((c) => c.id).sort()).toEqual([...unsent].sort());
-      expect(await queues.deadLetters()).toEqual([]);
+      await sentOnRetry(r, "all", unsent);
       expect(await queues.retry("all")).toEqual({ requeued: [], missing: [] });
     },
   );
@@ -406,11 +420,7 @@ describe.each([
   it.runIf(bundled)(
     "keeps listing what a retry could not requeue (Redis refused it), and sends it on the next",
     async () => {
-      const r = ruleWith("r1", [hook()]);
-      const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
-      const id = job.notification.id;
-      await enqueue([job]);
-      await failBundles();
+      const { r, job, id } = await oneInAFailedBundle();
       expect((await queues.deadLetters()).map((d) => d.id)).toEqual([id]);
       const add = vi.spyOn(queues.queueOf(job.notification), "add");
       // By id, then all of them: Redis refuses to add its job.
@@ -423,36 +433,20 @@ describe.each([
       await expect(queues.retry("all")).rejects.toThrow("READONLY");
       expect((await queues.deadLetters()).map((d) => d.id)).toEqual([id]);
       add.mockRestore();
-
-      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
-      await start(sender, [r]);
-      expect(await queues.retry([id])).toEqual({ requeued: [id], missing: [] });
-      await waitFor(async () => records.length >= 1, 5_000);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(sender.calls.map((c) => c.id)).toEqual([id]);
-      expect(await queues.deadLetters()).toEqual([]);
+      await sentOnRetry(r, [id], [id]);
     },
   );
 
   it.runIf(bundled)(
     "lists what a failed bundle handed to a job of its own that never came",
     async () => {
-      const r = ruleWith("r1", [hook()]);
-      const [job] = jobsOf(alert("a1"), r) as [DeliveryJob];
-      const id = job.notification.id;
-      await enqueue([job]);
-      await failBundles();
+      const { r, job, id } = await oneInAFailedBundle();
       // Handed over to its own job, then a crash before the job was added.
       await new DeliveryOrder(t.redis, keys, 60_000).carry([job.notification]);
       expect((await queues.deadLetters()).map((d) => [d.id, d.reason])).toEqual([
         [id, "bundle_failed"],
       ]);
-      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
-      await start(sender, [r]);
-      expect(await queues.retry("all")).toEqual({ requeued: [id], missing: [] });
-      await waitFor(async () => records.length >= 1, 5_000);
-      expect(sender.calls.map((c) => c.id)).toEqual([id]);
-      expect(await queues.deadLetters()).toEqual([]);
+      await sentOnRetry(r, "all", [id]);
     },
   );
 
