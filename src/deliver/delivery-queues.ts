@@ -268,6 +268,21 @@ export class DeliveryQueues {
     await this.#order.carry(jobs.map((job) => job.data.notification));
   }
 
+  /**
+   * Makes what a bundle that failed for good left to no job (see #stranded) dead letters
+   * of their own: listed with the reason `bundle_failed` and kept as long as any dead
+   * letter, not only while carriers are. Resolves to how many. The worker calls it when
+   * a bundle fails for good.
+   */
+  async deadLetterStranded(bundle: Job<DeliveryBundle>): Promise<number> {
+    const stranded = await this.#stranded(bundle);
+    const dead = `bundle_failed: ${strandedDetail(bundle)}`;
+    if (stranded.length > 0) {
+      await this.spinOff(stranded.map((data) => ({ data: { ...data, dead }, delayMs: 0 })));
+    }
+    return stranded.length;
+  }
+
   /** A notification's own job: named after it, on its retry schedule. */
   #ownJob(
     data: DeliveryJob,
@@ -704,12 +719,17 @@ function letterOf(data: DeliveryJob): Pick<DeadLetter, LetterFields> {
 }
 type LetterFields = "id" | "type" | "ruleId" | "channel" | "flight" | "destination";
 
+/** Why a notification a failed bundle left unfinished is a dead letter. */
+function strandedDetail(bundle: Job<DeliveryBundle>): string {
+  return `its bundle ${bundle.id} failed for good (${bundle.attemptsMade} runs) without noting it sent: ${bundle.failedReason ?? "no reason given"}`;
+}
+
 /** A notification a failed bundle left unfinished, as a dead letter. */
 function strandedLetterOf(bundle: Job<DeliveryBundle>, data: DeliveryJob): DeadLetter {
   return {
     ...letterOf(data),
     reason: "bundle_failed",
-    detail: `its bundle ${bundle.id} failed for good (${bundle.attemptsMade} runs) without noting it sent: ${bundle.failedReason ?? "no reason given"}`,
+    detail: strandedDetail(bundle),
     attempts: data.attemptsBefore ?? 0,
     createdAt: data.queuedAt ?? bundle.timestamp,
     failedAt: bundle.finishedOn ?? bundle.timestamp,

@@ -101,6 +101,9 @@ export interface DeliveryWorkersOptions {
   queues?: DeliveryQueues;
 }
 
+/** Where an operator finds what a failed bundle had not sent, and how to send it. */
+const WHERE_STRANDED = "`flightwatch deliveries` lists them, `deliveries retry --all` sends them";
+
 /**
  * How many delivered notification ids a process remembers, so that a job whose
  * completion Redis refused is not sent again when it comes back to the same process.
@@ -275,15 +278,26 @@ export class DeliveryWorkers {
         );
         worker.on("error", (err) => options.onError?.(err));
         // A bundle fails for good only after Redis refused it BUNDLE_ATTEMPTS times (or it
-        // stalled maxStalledCount times): say where what it had not sent is
-        // (DeliveryQueues.deadLetters, retry "all").
+        // stalled maxStalledCount times): what it had not sent becomes dead letters of
+        // their own, and the log says where they are.
         worker.on("failed", (job, err) => {
           if (job === undefined || !isBundle(job.data) || !job.finishedOn) return;
-          options.onError?.(
-            new Error(
-              `bundle ${job.id} failed for good after ${job.attemptsMade} attempts (${err.message}); ` +
-                "`flightwatch deliveries` lists the notifications it had not sent, `deliveries retry --all` sends them",
-            ),
+          const failed = `bundle ${job.id} failed for good after ${job.attemptsMade} attempts (${err.message})`;
+          this.#queues.deadLetterStranded(job as Job<DeliveryBundle>).then(
+            (count) =>
+              options.onError?.(
+                new Error(
+                  count === 0
+                    ? `${failed}; it had ended or handed on every notification it carried`
+                    : `${failed}; the ${count} notification(s) it had not sent are dead letters now: ${WHERE_STRANDED}`,
+                ),
+              ),
+            (cause: unknown) =>
+              options.onError?.(
+                new Error(
+                  `${failed}; what it had not sent could not be made dead letters (${String((cause as Error)?.message ?? cause)}), and is listed only while its carriers are kept (3 days): ${WHERE_STRANDED}`,
+                ),
+              ),
           );
         });
         this.#workers.push(worker);

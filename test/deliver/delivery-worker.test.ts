@@ -489,7 +489,7 @@ describe.each([
   );
 
   it.runIf(bundled)(
-    "says so when a bundle failed for good, and where its notifications are",
+    "makes what a bundle that failed for good had not sent dead letters, and says where",
     async () => {
       const errors: Error[] = [];
       const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
@@ -502,9 +502,12 @@ describe.each([
         rules: () => rules,
         zone: ZONE,
         log,
+        queues,
         onError: (err) => errors.push(err),
       });
       await workers.ready();
+      // The first bundle to fail leaves three dead letters; the second cannot be read.
+      const made = vi.spyOn(queues, "deadLetterStranded").mockResolvedValueOnce(3);
       const queue = queues.all().find((q) => q.name.startsWith("deliver-webhook")) as Queue;
       // Bundles that cannot be run (their notification is not one): each run throws. Their
       // last attempt stands for the last of BUNDLE_ATTEMPTS; a run before the last says nothing.
@@ -513,14 +516,67 @@ describe.each([
       await waitFor(async () => (await queue.getFailedCount()) === 2, 15_000);
       await waitFor(async () => errors.length >= 2, 5_000);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const hint =
-        "`flightwatch deliveries` lists the notifications it had not sent, `deliveries retry --all` sends them";
-      expect(
-        errors.map((e) => e.message.replace(/ \(Cannot destructure .*\);/, ";")).sort(),
-      ).toEqual([
-        `bundle bundle_1_again failed for good after 3 attempts; ${hint}`,
-        `bundle bundle_1_broken failed for good after 2 attempts; ${hint}`,
+      expect(made.mock.calls.map(([job]) => job.id).sort()).toEqual([
+        "bundle_1_again",
+        "bundle_1_broken",
       ]);
+      const where = "`flightwatch deliveries` lists them, `deliveries retry --all` sends them";
+      const said = errors.map((e) =>
+        e.message.replace(/bundle_1_(again|broken) failed for good after [23] attempts/, "B"),
+      );
+      expect(said.sort()).toEqual([
+        expect.stringMatching(
+          /^bundle B \(Cannot destructure .*\); the 3 notification\(s\) it had not sent are dead letters now: /,
+        ),
+        expect.stringMatching(
+          /^bundle B \(Cannot destructure .*\); what it had not sent could not be made dead letters \(.+\), and is listed only while its carriers are kept \(3 days\): /,
+        ),
+      ]);
+      for (const message of said) expect(message.endsWith(where)).toBe(true);
+      const all = errors.map((e) => e.message).join("\n");
+      expect(all).toContain("bundle bundle_1_again failed for good after 3 attempts (");
+      expect(all).toContain("bundle bundle_1_broken failed for good after 2 attempts (");
+    },
+  );
+
+  it.runIf(bundled)(
+    "keeps what a bundle that failed for good had not sent as dead letters of their own",
+    async () => {
+      const r = ruleWith("r1", [hook()]);
+      const jobs = [1, 2].flatMap((f) =>
+        jobsOf(alert(`a${f}`, undefined, flight({ key: `F${f}`, id: `${f}` })), r),
+      );
+      const ids = jobs.map((j) => j.notification.id);
+      await enqueue(jobs);
+      await failBundles();
+      let made = 0;
+      for (const queue of queues.all()) {
+        for (const bundle of await queue.getFailed()) {
+          made += await queues.deadLetterStranded(bundle as Job<DeliveryBundle>);
+          // Made once: then each is its own job's.
+          expect(await queues.deadLetterStranded(bundle as Job<DeliveryBundle>)).toBe(0);
+        }
+      }
+      expect(made).toBe(2);
+      // A worker takes each and fails it at once, unsent, as a dead letter of its own.
+      const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
+      await start(sender, [r]);
+      await waitFor(async () => (await queues.deadLetters()).length === 2, 5_000);
+      const dead = await queues.deadLetters();
+      expect(dead.map((d) => d.id).sort()).toEqual([...ids].sort());
+      for (const letter of dead) {
+        expect(letter.reason).toBe("bundle_failed");
+        expect(letter.detail).toMatch(
+          /^its bundle bundle_\d+_\S+ failed for good \(1 runs\) without noting it sent: READONLY/,
+        );
+      }
+      expect(sender.calls).toEqual([]);
+      const { requeued } = await queues.retry("all");
+      expect([...requeued].sort()).toEqual([...ids].sort());
+      await waitFor(async () => records.length >= 2, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sender.calls.map((c) => c.id).sort()).toEqual([...ids].sort());
+      expect(await queues.deadLetters()).toEqual([]);
     },
   );
 
