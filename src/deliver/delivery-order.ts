@@ -185,6 +185,25 @@ const CARRY = new LuaScript(`
 for i, key in ipairs(KEYS) do redis.call('SET', key, ARGV[i], 'XX', 'KEEPTTL') end
 return #KEYS`);
 
+/**
+ * KEYS: carriers. ARGV: the job handing over, then each carrier's notification id. Hands
+ * each notification to its own job only while the carrier still names `from` or that
+ * job (never one ended, nor another job's): returns 1 where it did, 0 where not.
+ */
+const HAND_OVER = new LuaScript(`
+local out = {}
+for i, key in ipairs(KEYS) do
+  local id = ARGV[i + 1]
+  local holder = redis.call('GET', key)
+  if holder == ARGV[1] or holder == id then
+    redis.call('SET', key, id, 'KEEPTTL')
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out`);
+
 /** Orders worked out, by notification: a worker asks for one's several times. */
 const orders = new WeakMap<Notification, string>();
 
@@ -316,6 +335,33 @@ export class DeliveryOrder {
       },
     );
     throwFailed(results);
+  }
+
+  /**
+   * Hands notifications carried by job `from` to jobs of their own (job id = notification
+   * id), each only while its carrier still names `from` (or its own job already): a
+   * compare-and-set, so one another job took over, or ended, stays as it is. Resolves to
+   * whether each was handed over.
+   */
+  async handOver(notifications: readonly Notification[], from: string): Promise<boolean[]> {
+    if (notifications.length === 0) return [];
+    const results = await this.#perShard(
+      notifications,
+      (n) => n,
+      async (group) => {
+        const keys = group.map(({ item, order }) => this.#carrierKey(item, order));
+        const ids = group.map(({ item }) => item.id);
+        const replies = (await HAND_OVER.run(
+          this.#redis,
+          keys.length,
+          ...keys,
+          from,
+          ...ids,
+        )) as number[];
+        return replies.map((r) => r === 1);
+      },
+    );
+    return throwFailed(results);
   }
 
   /**

@@ -276,11 +276,52 @@ export class DeliveryQueues {
    */
   async deadLetterStranded(bundle: Job<DeliveryBundle>): Promise<number> {
     const stranded = await this.#stranded(bundle);
+    // Handed over first, and only while the bundle still carries each: one that a
+    // `retry` meanwhile sent (or another job took) is left as it is. A refused add
+    // then leaves it handed to a job that never came, which #stranded still finds.
+    const handed = await this.#order.handOver(
+      stranded.map((data) => data.notification),
+      bundle.id as string,
+    );
     const dead = `bundle_failed: ${strandedDetail(bundle)}`;
-    if (stranded.length > 0) {
-      await this.spinOff(stranded.map((data) => ({ data: { ...data, dead }, delayMs: 0 })));
+    const letters = stranded.filter((_, i) => handed[i]);
+    const byQueue = this.#byQueue(letters, (data) => data.notification);
+    await Promise.all(
+      [...byQueue].map(([queue, list]) =>
+        queue.addBulk(list.map((data) => this.#ownJob({ ...data, dead }, 0, false))),
+      ),
+    );
+    return letters.length;
+  }
+
+  /**
+   * Runs deadLetterStranded over every bundle that failed for good and is still kept:
+   * what the worker could not do when a bundle failed (Redis refusing that too) is done
+   * once Redis takes writes again. Resolves to the dead letters made, by bundle id.
+   */
+  async sweepFailedBundles(): Promise<Map<string, number>> {
+    const made = new Map<string, number>();
+    for (const bundle of await this.#failedBundles()) {
+      const count = await this.deadLetterStranded(bundle);
+      if (count > 0) made.set(bundle.id as string, count);
     }
-    return stranded.length;
+    return made;
+  }
+
+  /** Bundles that failed for good and are still kept (their ids, then their jobs). */
+  async #failedBundles(): Promise<Job<DeliveryBundle>[]> {
+    const found: Job<DeliveryBundle>[] = [];
+    for (const queue of this.all()) {
+      // Ids only: the failed set also holds every dead letter of its own.
+      const ids = (await this.#connection.zrange(queue.toKey("failed"), 0, -1)).filter((id) =>
+        id.startsWith(BUNDLE_ID_PREFIX),
+      );
+      const jobs = await Promise.all(ids.map((id) => Job.fromId<QueuedDelivery>(queue, id)));
+      for (const job of jobs) {
+        if (job !== undefined && isBundle(job.data)) found.push(job as Job<DeliveryBundle>);
+      }
+    }
+    return found;
   }
 
   /** A notification's own job: named after it, on its retry schedule. */
@@ -395,6 +436,7 @@ export class DeliveryQueues {
         const found = await this.#find(id);
         if (found && isOwnJob(found)) jobs.push(found);
         else if (await this.#requeueBundled(id)) requeued.push(id);
+        else if (await this.#requeueHandedOver(id)) requeued.push(id);
         else missing.push(id);
       }
     }
@@ -435,6 +477,25 @@ export class DeliveryQueues {
     const own = this.#ownJob(sentAfresh(data), 0, false);
     await this.queueOf(data.notification).add(own.name, own.data, own.opts);
     return true;
+  }
+
+  /**
+   * Sends again, in a job of its own, a notification a failed bundle handed to a job of
+   * its own that never came (its carrier names that job; no such job): the bundle that
+   * carried it is looked for among those that failed. False when none has it.
+   */
+  async #requeueHandedOver(id: string): Promise<boolean> {
+    const carrier = await this.#order.carrierOf(id);
+    if (carrier === undefined || carrier.ended || carrier.job !== id) return false;
+    for (const bundle of await this.#failedBundles()) {
+      if (!bundle.data.bundle.some((d) => d.notification.id === id)) continue;
+      const data = (await this.#stranded(bundle)).find((d) => d.notification.id === id);
+      if (data === undefined) continue;
+      const own = this.#ownJob(sentAfresh(data), 0, false);
+      await this.queueOf(data.notification).add(own.name, own.data, own.opts);
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -91,6 +91,11 @@ export interface DeliveryWorkersOptions {
   lockDurationMs?: number;
   /** Overrides the stalled-check period derived from `stallTimeoutMs` (tests). */
   stalledIntervalMs?: number;
+  /**
+   * How often failed bundles are looked at for what they had not sent and is not a dead
+   * letter yet, the first time that long after start (default 10 minutes).
+   */
+  sweepEveryMs?: number;
   /** Called after each attempt is recorded. */
   onRecord?: (record: DeliveryRecord) => void;
   /** Called when an attempt is dropped unsent: the job's lock was lost, another worker has it. */
@@ -100,6 +105,9 @@ export interface DeliveryWorkersOptions {
   /** The queues, to look at older notifications of an order (default: its own, on `connection`). */
   queues?: DeliveryQueues;
 }
+
+/** Default period of the sweep of failed bundles (DeliveryQueues.sweepFailedBundles). */
+const SWEEP_EVERY_MS = 10 * 60_000;
 
 /** Where an operator finds what a failed bundle had not sent, and how to send it. */
 const WHERE_STRANDED = "`flightwatch deliveries` lists them, `deliveries retry --all` sends them";
@@ -219,6 +227,9 @@ export class DeliveryWorkers {
   readonly #order: DeliveryOrder;
   /** Notification ids this process delivered, newest last (at most SENT_REMEMBERED). */
   readonly #sent = new Set<string>();
+  /** The periodic sweep of failed bundles, and the one under way. */
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
   /** Jobs bundles spin off, added together when spun off in one turn of the event loop. */
   readonly #spinOffs: CallBatch<SpinOff, void>;
 
@@ -308,11 +319,43 @@ export class DeliveryWorkers {
   /** Resolves once every worker is connected and taking jobs. */
   async ready(): Promise<void> {
     await Promise.all(this.#workers.map((w) => w.waitUntilReady()));
+    this.#sweepTimer ??= setInterval(
+      () => this.#sweep(),
+      this.#options.sweepEveryMs ?? SWEEP_EVERY_MS,
+    ).unref();
   }
 
   /** Stops taking jobs, waits for the ones in flight, and closes. */
   async close(): Promise<void> {
+    clearInterval(this.#sweepTimer);
+    await this.#sweeping;
     await Promise.all(this.#workers.map((w) => w.close()));
+  }
+
+  /**
+   * Makes dead letters of what bundles that failed for good had not sent, where the
+   * worker could not when they failed (Redis refused that too); one sweep at a time.
+   */
+  #sweep(): void {
+    if (this.#sweeping !== undefined) return;
+    const { onError } = this.#options;
+    this.#sweeping = this.#queues
+      .sweepFailedBundles()
+      .then(
+        (made) => {
+          for (const [id, count] of made) {
+            onError?.(
+              new Error(
+                `bundle ${id} had failed for good; the ${count} notification(s) it had not sent are dead letters now: ${WHERE_STRANDED}`,
+              ),
+            );
+          }
+        },
+        (err: unknown) => onError?.(err as Error),
+      )
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
   }
 
   /** A job: a bundle of notifications, or one notification's own job. */

@@ -237,6 +237,58 @@ describe("the delivery order of a (rule, flight, channel)", () => {
       });
     });
 
+    it("takes a notification over from a bundle that failed for good, and only such a bundle", async () => {
+      const n1 = note("n1", 10);
+      await order.pending([n1], new Map([["n1", "bundle_1_x"]]));
+      await t.redis.hset(`${jobPrefix()}bundle_1_x`, "data", "{}");
+      // Failed, but to run again (delayed): still its.
+      await t.redis.zadd(`${jobPrefix()}delayed`, 1, "bundle_1_x");
+      expect(await order.claim(n1, LOCK_MS, job("n1"))).toMatchObject({ kind: "carried" });
+      // A job of its own that failed for good stays its carrier (a dead letter of its own).
+      const n2 = note("n2", 11);
+      await order.pending([n2], new Map([["n2", "other"]]));
+      await t.redis.hset(`${jobPrefix()}other`, "data", "{}");
+      await t.redis.zadd(`${jobPrefix()}failed`, 1, "other");
+      expect(await order.claim(n2, LOCK_MS, job("n2"))).toMatchObject({ kind: "carried" });
+      // Failed for good: the claiming job takes it.
+      await t.redis.zadd(`${jobPrefix()}failed`, 1, "bundle_1_x");
+      expect(await order.claim(n1, LOCK_MS, job("n1"))).toEqual({ kind: "go" });
+      expect(await carrier(n1)).toBe("n1");
+    });
+
+    it("hands a bundle's notification to its own job only while the bundle still carries it", async () => {
+      const [n1, n2, n3, n4] = ["n1", "n2", "n3", "n4"].map((id, i) => note(id, 10 + i)) as [
+        Notification,
+        Notification,
+        Notification,
+        Notification,
+      ];
+      await order.pending(
+        [n1, n2, n3, n4],
+        new Map([
+          ["n1", "b"],
+          ["n2", "b"],
+          ["n3", "b"],
+          ["n4", "b"],
+        ]),
+      );
+      // Sent meanwhile by a job of its own, another job took it, handed over already.
+      await t.redis.set(keys.deliveryCarrier(0, "n2"), "~sent:n2", "KEEPTTL");
+      await t.redis.set(keys.deliveryCarrier(0, "n3"), "other", "KEEPTTL");
+      await t.redis.set(keys.deliveryCarrier(0, "n4"), "n4", "KEEPTTL");
+      const ttl = await t.redis.pttl(keys.deliveryCarrier(0, "n1"));
+      expect(await order.handOver([n1, n2, n3, n4], "b")).toEqual([true, false, false, true]);
+      expect(await Promise.all([n1, n2, n3, n4].map(carrier))).toEqual([
+        "n1",
+        "~sent:n2",
+        "other",
+        "n4",
+      ]);
+      expect(await t.redis.pttl(keys.deliveryCarrier(0, "n1"))).toBeLessThanOrEqual(ttl);
+      expect(await t.redis.pttl(keys.deliveryCarrier(0, "n1"))).toBeGreaterThan(ttl - 60_000);
+      expect(await order.handOver([], "b")).toEqual([]);
+    });
+
     it("notes the end by the job that carries it, and whether it was delivered, so that no job runs it again", async () => {
       const [n1, n2] = [
         note("n1", 10),
