@@ -259,13 +259,24 @@ export class DeliveryQueues {
    * is left as it is), and hands the notifications to them.
    */
   async spinOff(jobs: readonly SpinOff[]): Promise<void> {
+    await this.#addOwn(jobs);
+    await this.#order.carry(jobs.map((job) => job.data.notification));
+  }
+
+  /** Adds jobs of their own, one addBulk per queue (one already there is left as it is). */
+  async #addOwn(jobs: readonly SpinOff[]): Promise<void> {
     const byQueue = this.#byQueue(jobs, (job) => job.data.notification);
     await Promise.all(
       [...byQueue].map(([queue, list]) =>
         queue.addBulk(list.map(({ data, delayMs }) => this.#ownJob(data, delayMs, false))),
       ),
     );
-    await this.#order.carry(jobs.map((job) => job.data.notification));
+  }
+
+  /** Adds a job of its own that sends a notification again from the start, at once. */
+  async #addAfresh(data: DeliveryJob): Promise<void> {
+    const own = this.#ownJob(sentAfresh(data), 0, false);
+    await this.queueOf(data.notification).add(own.name, own.data, own.opts);
   }
 
   /**
@@ -285,12 +296,7 @@ export class DeliveryQueues {
     );
     const dead = `bundle_failed: ${strandedDetail(bundle)}`;
     const letters = stranded.filter((_, i) => handed[i]);
-    const byQueue = this.#byQueue(letters, (data) => data.notification);
-    await Promise.all(
-      [...byQueue].map(([queue, list]) =>
-        queue.addBulk(list.map((data) => this.#ownJob({ ...data, dead }, 0, false))),
-      ),
-    );
+    await this.#addOwn(letters.map((data) => ({ data: { ...data, dead }, delayMs: 0 })));
     return letters.length;
   }
 
@@ -422,11 +428,8 @@ export class DeliveryQueues {
             // Added without handing it over first: its CLAIM takes it from the failed
             // bundle, and a refused add leaves it listed for the next retry.
             for (const data of await this.#stranded(job as Job<DeliveryBundle>)) {
-              const own = this.#ownJob(sentAfresh(data), 0, false);
-              await this.queueOf(data.notification).add(own.name, own.data, own.opts);
-              if (!requeued.includes(own.data.notification.id)) {
-                requeued.push(own.data.notification.id);
-              }
+              await this.#addAfresh(data);
+              if (!requeued.includes(data.notification.id)) requeued.push(data.notification.id);
             }
           }
         }
@@ -474,8 +477,7 @@ export class DeliveryQueues {
     // a failed bundle did not end needs no hand-over (CLAIM takes it from the bundle),
     // and is then left listed if Redis refuses the add.
     if (carrier.ended || state !== "failed") await this.#order.carry([data.notification]);
-    const own = this.#ownJob(sentAfresh(data), 0, false);
-    await this.queueOf(data.notification).add(own.name, own.data, own.opts);
+    await this.#addAfresh(data);
     return true;
   }
 
@@ -491,8 +493,7 @@ export class DeliveryQueues {
       if (!bundle.data.bundle.some((d) => d.notification.id === id)) continue;
       const data = (await this.#stranded(bundle)).find((d) => d.notification.id === id);
       if (data === undefined) continue;
-      const own = this.#ownJob(sentAfresh(data), 0, false);
-      await this.queueOf(data.notification).add(own.name, own.data, own.opts);
+      await this.#addAfresh(data);
       return true;
     }
     return false;

@@ -112,6 +112,10 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 /** Where an operator finds what a failed bundle had not sent, and how to send it. */
 const WHERE_STRANDED = "`flightwatch deliveries` lists them, `deliveries retry --all` sends them";
 
+/** What the log says of the dead letters made of what a failed bundle had not sent. */
+const madeDeadLetters = (count: number): string =>
+  `the ${count} notification(s) it had not sent are dead letters now: ${WHERE_STRANDED}`;
+
 /**
  * How many delivered notification ids a process remembers, so that a job whose
  * completion Redis refused is not sent again when it comes back to the same process.
@@ -300,7 +304,7 @@ export class DeliveryWorkers {
                 new Error(
                   count === 0
                     ? `${failed}; it had ended or handed on every notification it carried`
-                    : `${failed}; the ${count} notification(s) it had not sent are dead letters now: ${WHERE_STRANDED}`,
+                    : `${failed}; ${madeDeadLetters(count)}`,
                 ),
               ),
             (cause: unknown) =>
@@ -344,11 +348,7 @@ export class DeliveryWorkers {
       .then(
         (made) => {
           for (const [id, count] of made) {
-            onError?.(
-              new Error(
-                `bundle ${id} had failed for good; the ${count} notification(s) it had not sent are dead letters now: ${WHERE_STRANDED}`,
-              ),
-            );
+            onError?.(new Error(`bundle ${id} had failed for good; ${madeDeadLetters(count)}`));
           }
         },
         (err: unknown) => onError?.(err as Error),

@@ -20,7 +20,7 @@ import {
   isBundle,
   type QueuedDelivery,
 } from "../../src/deliver/delivery-queues.js";
-import { DeliveryWorkers } from "../../src/deliver/delivery-worker.js";
+import { DeliveryWorkers, type DeliveryWorkersOptions } from "../../src/deliver/delivery-worker.js";
 import { destinationOf } from "../../src/deliver/endpoint.js";
 import { type Notification, notificationsOf } from "../../src/deliver/notification.js";
 import type { SendOutcome } from "../../src/deliver/send-outcome.js";
@@ -116,6 +116,8 @@ describe.each([
     ruleList: Rule[],
     subscriptions?: SubscriptionRules,
     now?: () => number,
+    /** More settings (the test's queues, an error hook, a sweep period). */
+    more: Partial<DeliveryWorkersOptions> = {},
   ): Promise<void> {
     rules = new RuleSet(ruleList, { zone: ZONE });
     const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
@@ -130,6 +132,7 @@ describe.each([
       onRecord: (r) => records.push(r),
       ...(subscriptions ? { subscriptions } : {}),
       ...(now ? { now } : {}),
+      ...more,
     });
     await workers.ready();
   }
@@ -462,23 +465,12 @@ describe.each([
       // Failed where nothing made its dead letters (Redis refused that too, say).
       const { r, job, id } = await oneInAFailedBundle();
       const errors: Error[] = [];
-      const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
-      connections.push(connection);
-      rules = new RuleSet([r], { zone: ZONE });
       const sender = new ScriptedSender("webhook", () => ({ status: "delivered", code: 204 }));
-      workers = new DeliveryWorkers({
-        connection,
-        keys,
-        senders: { webhook: sender },
-        rules: () => rules,
-        zone: ZONE,
-        log,
+      await start(sender, [r], undefined, undefined, {
         queues,
         sweepEveryMs: 200,
-        onRecord: (x) => records.push(x),
         onError: (err) => errors.push(err),
       });
-      await workers.ready();
       const queue = queues.queueOf(job.notification);
       await waitFor(
         async () => (await (await Job.fromId(queue, id))?.getState()) === "failed",
@@ -568,20 +560,11 @@ describe.each([
     "makes what a bundle that failed for good had not sent dead letters, and says where",
     async () => {
       const errors: Error[] = [];
-      const connection = await connectRedis(TEST_REDIS_URL, { forBullmq: true });
-      connections.push(connection);
-      rules = new RuleSet([], { zone: ZONE });
-      workers = new DeliveryWorkers({
-        connection,
-        keys,
-        senders: { webhook: new ScriptedSender("webhook", () => ({ status: "delivered" })) },
-        rules: () => rules,
-        zone: ZONE,
-        log,
+      const sender = new ScriptedSender("webhook", () => ({ status: "delivered" }));
+      await start(sender, [], undefined, undefined, {
         queues,
         onError: (err) => errors.push(err),
       });
-      await workers.ready();
       // The first bundle to fail leaves three dead letters; the second cannot be read.
       const made = vi.spyOn(queues, "deadLetterStranded").mockResolvedValueOnce(3);
       const queue = queues.all().find((q) => q.name.startsWith("deliver-webhook")) as Queue;
